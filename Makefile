@@ -1,0 +1,37 @@
+# The two commands: `make run` and `make test`. Both bootstrap .venv themselves.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test setup lint check-migrations pytest clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $(VENV)/.runtime $@
+
+setup: $(VENV)/.runtime
+
+# Local development: DEBUG on (serves admin static files, allows the dev SECRET_KEY).
+run: export DEBUG ?= true
+run: $(VENV)/.runtime
+	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py ensure_admin
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho -f Procfile start
+
+# Tests need a key but no secret: one that only exists here.
+test: export SECRET_KEY ?= lago-test-only-secret-key
+test: $(VENV)/.dev
+	$(BIN)/ruff check .
+	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ScrapingConfig(AppConfig):
+    name = "scraping"
+    verbose_name = "Scraping"

@@ -1,0 +1,45 @@
+"""Small builders for test objects. Each takes overrides as keyword arguments."""
+
+import itertools
+from decimal import Decimal
+
+from django.utils import timezone
+
+from notifications.models import Notification, Subscription, TelegramChat
+from tracker.models import Ad, Keyword
+
+_seq = itertools.count(1)
+
+
+def make_keyword(**kw):
+    kw.setdefault("query", f"query {next(_seq)}")
+    return Keyword.objects.create(**kw)
+
+
+def make_ad(**kw):
+    n = next(_seq)
+    kw.setdefault("source", "willhaben")
+    kw.setdefault("external_id", str(100000 + n))
+    kw.setdefault("title", f"Ad {n}")
+    kw.setdefault("price", Decimal("100.00"))
+    kw.setdefault("url", f"https://www.willhaben.at/iad/object?adId={kw['external_id']}")
+    kw.setdefault("published_at", timezone.now())
+    return Ad.objects.create(**kw)
+
+
+def make_chat(**kw):
+    kw.setdefault("chat_id", 1000 + next(_seq))
+    kw.setdefault("status", TelegramChat.Status.ACTIVE)
+    return TelegramChat.objects.create(**kw)
+
+
+def make_subscription(chat=None, keyword=None, **kw):
+    return Subscription.objects.create(chat=chat or make_chat(), keyword=keyword or make_keyword(), **kw)
+
+
+def make_notification(**kw):
+    kw.setdefault("chat", kw.get("chat") or make_chat())
+    kw.setdefault("ad", kw.get("ad") or make_ad())
+    kw.setdefault("kind", Notification.Kind.NEW)
+    kw.setdefault("price", kw["ad"].price)
+    return Notification.objects.create(**kw)

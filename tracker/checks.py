@@ -1,0 +1,45 @@
+"""System checks that explain misconfiguration at start-up."""
+
+from django.conf import settings
+from django.core.checks import Error, Tags, Warning, register
+
+
+@register(Tags.security, deploy=False)
+def check_secret_key(app_configs=None, **kwargs):
+    if settings.DEBUG or settings.SECRET_KEY != settings.DEV_SECRET_KEY:
+        return []
+    return [
+        Error(
+            "SECRET_KEY is not set and DEBUG is off.",
+            hint="Set SECRET_KEY to a long random string (python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
+            "or set DEBUG=true for local development.",
+            id="lago.E001",
+        )
+    ]
+
+
+@register()
+def check_queue_timeouts(app_configs=None, **kwargs):
+    q = settings.Q_CLUSTER
+    if q["timeout"] < q["retry"]:
+        return []
+    return [
+        Error(
+            f"Q_TIMEOUT_S ({q['timeout']}) must be below Q_RETRY_S ({q['retry']}).",
+            hint="Otherwise django-q2 hands a task that is still running to a second worker.",
+            id="lago.E002",
+        )
+    ]
+
+
+@register()
+def check_telegram_token(app_configs=None, **kwargs):
+    if settings.TELEGRAM_BOT_TOKEN:
+        return []
+    return [
+        Warning(
+            "TELEGRAM_BOT_TOKEN is not set: notifications are queued but not sent.",
+            hint="Create a bot with @BotFather and set TELEGRAM_BOT_TOKEN.",
+            id="lago.W001",
+        )
+    ]

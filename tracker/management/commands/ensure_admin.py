@@ -1,0 +1,34 @@
+"""Create the admin user from DJANGO_SUPERUSER_USERNAME / DJANGO_SUPERUSER_PASSWORD.
+
+Idempotent: an existing user is left alone. Without the variables it prints
+how to create one instead of failing, so `make run` works with no setup.
+"""
+
+import os
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Create the admin user from DJANGO_SUPERUSER_USERNAME/PASSWORD if they are set."
+
+    def handle(self, *args, **options):
+        username = os.environ.get("DJANGO_SUPERUSER_USERNAME", "")
+        password = os.environ.get("DJANGO_SUPERUSER_PASSWORD", "")
+        User = get_user_model()
+        if not username or not password:
+            if not User.objects.filter(is_superuser=True).exists():
+                self.stdout.write(
+                    self.style.WARNING(
+                        "No admin user yet. Create one with `.venv/bin/python manage.py createsuperuser`, "
+                        "or set DJANGO_SUPERUSER_USERNAME and DJANGO_SUPERUSER_PASSWORD and run again."
+                    )
+                )
+            return
+        if User.objects.filter(username=username).exists():
+            if options["verbosity"] > 1:
+                self.stdout.write(f"Admin user {username!r} already exists.")
+            return
+        User.objects.create_superuser(username=username, email=os.environ.get("DJANGO_SUPERUSER_EMAIL", ""), password=password)
+        self.stdout.write(self.style.SUCCESS(f"Created admin user {username!r}."))

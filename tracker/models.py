@@ -1,0 +1,158 @@
+"""Keywords (what to watch), ads (what was found) and their price history."""
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+
+from scraping.sources import registry
+
+
+class KeywordQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(is_active=True)
+
+    def due(self, now=None):
+        """Active keywords whose next window has started."""
+        return self.active().filter(next_run_at__lte=now or timezone.now())
+
+
+class Keyword(models.Model):
+    name = models.CharField(
+        max_length=100, blank=True, default="", help_text="Shown in messages; defaults to the query."
+    )
+    query = models.CharField(
+        max_length=1000, help_text="Plain search words, or a search URL pasted from the marketplace."
+    )
+    source = models.CharField(max_length=32, choices=registry.choices, default="willhaben")
+    price_min = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    price_max = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    excluded_words = models.TextField(
+        blank=True, default="", help_text="Ads whose title contains any of these words are ignored. One per line or comma-separated."
+    )
+    interval_minutes = models.PositiveIntegerField(
+        default=5, validators=[MinValueValidator(1)], help_text="Minutes between scrapes (at least 1)."
+    )
+    is_active = models.BooleanField(default=True)
+    # The cursor: the newest (published_at, external id) a committed run has
+    # seen. Paging stops when it reaches it.
+    cursor_published_at = models.DateTimeField(null=True, blank=True)
+    cursor_ad_id = models.CharField(max_length=64, blank=True, default="")
+    next_run_at = models.DateTimeField(default=timezone.now)
+    last_run_at = models.DateTimeField(null=True, blank=True)
+    # Set while the zero-result monitor has an open alert for this keyword.
+    zero_result_alert_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = KeywordQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            # Keyword.objects.due(): the tick's claim query.
+            models.Index(fields=["is_active", "next_run_at"], name="keyword_due_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(interval_minutes__gte=1), name="keyword_interval_min_1"),
+            models.CheckConstraint(
+                condition=Q(price_min__isnull=True) | Q(price_max__isnull=True) | Q(price_min__lte=F("price_max")),
+                name="keyword_price_range_ordered",
+            ),
+        ]
+
+    def __str__(self):
+        return self.display_name
+
+    @property
+    def display_name(self):
+        return self.name or self.query
+
+    def excluded_list(self):
+        """The excluded words, lower-cased, without blanks."""
+        parts = self.excluded_words.replace(",", "\n").splitlines()
+        return [p.strip().lower() for p in parts if p.strip()]
+
+    def clean(self):
+        errors = {}
+        if self.source not in registry.slugs():
+            errors["source"] = f"Unknown source {self.source!r}. Choose one of: {', '.join(registry.slugs())}."
+        if self.price_min is not None and self.price_max is not None and self.price_min > self.price_max:
+            errors["price_max"] = "The maximum price must not be below the minimum price."
+        if errors:
+            raise ValidationError(errors)
+
+
+class Ad(models.Model):
+    source = models.CharField(max_length=32)
+    external_id = models.CharField(max_length=64)
+    title = models.CharField(max_length=500)
+    # NULL means "price on request".
+    price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    currency = models.CharField(max_length=3, default="EUR")
+    url = models.URLField(max_length=1000)
+    location = models.CharField(max_length=200, blank=True, default="")
+    postcode = models.CharField(max_length=16, blank=True, default="")
+    image_url = models.URLField(max_length=1000, blank=True, default="")
+    published_at = models.DateTimeField(null=True, blank=True)
+    first_seen_at = models.DateTimeField(default=timezone.now)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    keywords = models.ManyToManyField(Keyword, through="KeywordAd", related_name="ads", blank=True)
+
+    class Meta:
+        ordering = ["-first_seen_at"]
+        constraints = [
+            # Ingest upserts on this key.
+            models.UniqueConstraint(fields=["source", "external_id"], name="ad_unique_per_source"),
+        ]
+        indexes = [
+            # "new today" filters and ads_new_24h in /stats.
+            models.Index(fields=["first_seen_at"], name="ad_first_seen_idx"),
+        ]
+
+    def __str__(self):
+        return self.title
+
+
+class KeywordAd(models.Model):
+    """Which keyword found which ad, and when it first did."""
+
+    keyword = models.ForeignKey(Keyword, on_delete=models.CASCADE, related_name="matches")
+    ad = models.ForeignKey(Ad, on_delete=models.CASCADE, related_name="matches")
+    found_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["keyword", "ad"], name="keywordad_unique"),
+        ]
+        indexes = [
+            # Per-keyword "ads found in the last 24 h".
+            models.Index(fields=["keyword", "found_at"], name="keywordad_found_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.keyword_id} → {self.ad_id}"
+
+
+class PriceChange(models.Model):
+    ad = models.ForeignKey(Ad, on_delete=models.CASCADE, related_name="price_changes")
+    old_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    new_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    seen_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-seen_at"]
+        indexes = [
+            # An ad's price history, oldest first, for the chart.
+            models.Index(fields=["ad", "seen_at"], name="pricechange_ad_idx"),
+            # price_drops_24h in /stats.
+            models.Index(fields=["seen_at"], name="pricechange_seen_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.old_price} → {self.new_price}"
+
+    @property
+    def is_drop(self):
+        return self.old_price is not None and self.new_price is not None and self.new_price < self.old_price

@@ -1,0 +1,173 @@
+"""Lago settings: everything comes from the environment (see README, "Configuration").
+
+Every variable has a default that works for local use; `make run` needs none.
+Parsing is strict: `DEBUG=yes-please` is an error, not False.
+"""
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+# Only for DEBUG runs; tracker.checks refuses to start without a real key otherwise.
+DEV_SECRET_KEY = "lago-dev-only-insecure-secret-key"
+
+
+def _strict_bool(value):
+    lowered = str(value).strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off", ""}:
+        return False
+    raise environ.ImproperlyConfigured(f"not a boolean: {value!r} (use true or false)")
+
+
+class StrictEnv(environ.Env):
+    def bool(self, var, default=environ.Env.NOTSET):
+        return _strict_bool(self.get_value(var, cast=str, default=default))
+
+
+env = StrictEnv()
+if (BASE_DIR / ".env").exists():
+    environ.Env.read_env(BASE_DIR / ".env")
+
+DEBUG = env.bool("DEBUG", default=False)
+SECRET_KEY = env.str("SECRET_KEY", default=DEV_SECRET_KEY)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_q",
+    "tracker",
+    "scraping",
+    "notifications",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "tracker.urls"
+WSGI_APPLICATION = "tracker.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------
+
+DEFAULT_SQLITE_PATH = VAR_DIR / "lago.sqlite3"
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{DEFAULT_SQLITE_PATH}")}
+DB_ENGINE = DATABASES["default"]["ENGINE"]
+IS_SQLITE = DB_ENGINE.endswith("sqlite3")
+IS_POSTGRES = DB_ENGINE.endswith("postgresql")
+
+if IS_SQLITE:
+    if DATABASES["default"]["NAME"] == str(DEFAULT_SQLITE_PATH):
+        VAR_DIR.mkdir(exist_ok=True)
+    # web, qcluster and bot share one file: WAL lets readers run beside the
+    # writer, IMMEDIATE takes the write lock at BEGIN so two writers queue on
+    # the busy timeout instead of failing with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env.int("SQLITE_BUSY_TIMEOUT_S", default=20),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
+elif IS_POSTGRES:
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DB_CONNECT_TIMEOUT_S", default=5)
+    )
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Time: store UTC, display Vienna --------------------------------------
+
+LANGUAGE_CODE = "en-us"
+USE_I18N = True
+USE_TZ = True
+TIME_ZONE = env.str("TIME_ZONE", default="Europe/Vienna")
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# --- django-q2 --------------------------------------------------------------
+
+# `timeout` bounds one task (the longest scrape: SCRAPE_MAX_PAGES pages with
+# retries); `retry` must be larger or a task still running is handed out again.
+Q_TIMEOUT_S = env.int("Q_TIMEOUT_S", default=240)
+Q_RETRY_S = env.int("Q_RETRY_S", default=300)
+Q_CLUSTER = {
+    "name": "lago",
+    "workers": env.int("Q_WORKERS", default=2),
+    "timeout": Q_TIMEOUT_S,
+    "retry": Q_RETRY_S,
+    "max_attempts": 1,
+    "catch_up": False,
+    "save_limit": 500,
+    "ack_failures": True,
+    "orm": "default",
+    "poll": 0.5,
+    "label": "Task queue",
+}
+
+# --- Lago ------------------------------------------------------------------
+
+TELEGRAM_BOT_TOKEN = env.str("TELEGRAM_BOT_TOKEN", default="")
+TELEGRAM_API_BASE_URL = env.str("TELEGRAM_API_BASE_URL", default="https://api.telegram.org")
+
+# --- Logging ---------------------------------------------------------------
+
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {
+        "redact_secrets": {"()": "tracker.log_filters.RedactSecretsFilter"},
+    },
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact_secrets"],
+        },
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        # httpx logs every request URL at INFO, and Bot API URLs carry the token.
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        "django-q": {"level": LOG_LEVEL},
+    },
+}

@@ -1,0 +1,63 @@
+"""Configuration problems are explained at start-up, not discovered later."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+from django.core.checks import Error
+from django.test import override_settings
+
+from tracker import checks
+from tracker.settings import _strict_bool
+
+
+def test_dev_secret_key_is_refused_without_debug():
+    with override_settings(DEBUG=False, SECRET_KEY=settings.DEV_SECRET_KEY):
+        errors = checks.check_secret_key()
+    assert [e.id for e in errors] == ["lago.E001"]
+    assert isinstance(errors[0], Error)
+
+
+def test_dev_secret_key_is_allowed_with_debug():
+    with override_settings(DEBUG=True, SECRET_KEY=settings.DEV_SECRET_KEY):
+        assert checks.check_secret_key() == []
+
+
+def test_timeout_must_be_below_retry():
+    with override_settings(Q_CLUSTER={**settings.Q_CLUSTER, "timeout": 300, "retry": 300}):
+        assert [e.id for e in checks.check_queue_timeouts()] == ["lago.E002"]
+    assert settings.Q_CLUSTER["timeout"] < settings.Q_CLUSTER["retry"]
+
+
+@pytest.mark.parametrize("raw,expected", [("true", True), ("1", True), ("off", False), ("", False)])
+def test_booleans_parse(raw, expected):
+    assert _strict_bool(raw) is expected
+
+
+def test_a_bad_boolean_is_an_error_not_false():
+    env = {**os.environ, "DEBUG": "yes-please"}
+    result = subprocess.run(
+        [sys.executable, "-c", "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='tracker.settings'; django.setup()"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+    )
+    assert result.returncode != 0
+    assert "not a boolean: 'yes-please'" in result.stderr
+
+
+def test_sqlite_shares_one_file_safely():
+    if not settings.IS_SQLITE:
+        pytest.skip("SQLite-only settings")
+    options = settings.DATABASES["default"]["OPTIONS"]
+    assert options["transaction_mode"] == "IMMEDIATE"
+    assert "journal_mode=WAL" in options["init_command"]
+    assert options["timeout"] >= 5
+
+
+def test_times_are_stored_in_utc_and_shown_in_vienna():
+    assert settings.USE_TZ is True
+    assert settings.TIME_ZONE == os.environ.get("TIME_ZONE", "Europe/Vienna")
