@@ -139,10 +139,29 @@ Q_CLUSTER = {
     "label": "Task queue",
 }
 
-# --- Lago ------------------------------------------------------------------
+# --- Scraping (scraping app) ----------------------------------------------
+
+WILLHABEN_BASE_URL = env.str("WILLHABEN_BASE_URL", default="https://www.willhaben.at")
+
+# (end of scraping settings)
+
+
+# --- Scheduler (scraping.tick) ----------------------------------------------
+
+# (end of scheduler settings)
+
+
+# --- Notifications and bot (notifications app) -----------------------------
 
 TELEGRAM_BOT_TOKEN = env.str("TELEGRAM_BOT_TOKEN", default="")
 TELEGRAM_API_BASE_URL = env.str("TELEGRAM_API_BASE_URL", default="https://api.telegram.org")
+
+# (end of notification settings)
+
+
+# --- Health and stats --------------------------------------------------------
+
+# (end of health settings)
 
 # --- Logging ---------------------------------------------------------------
 
