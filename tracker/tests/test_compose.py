@@ -1,0 +1,132 @@
+"""No Docker engine runs in CI, so the compose file is checked by reading it,
+and each service's command is run here, as written, against a local database."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from django.conf import settings
+
+COMPOSE = yaml.safe_load((Path(settings.BASE_DIR) / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+APP_SERVICES = ["migrate", "web", "worker"]
+
+
+def test_services_exist_and_restart_unless_stopped():
+    assert {"db", "migrate", "web", "worker"} <= set(SERVICES)
+    for name in ["db", "web", "worker"]:
+        assert SERVICES[name]["restart"] == "unless-stopped", name
+
+
+def test_app_services_read_env_and_wait_for_the_database():
+    for name in APP_SERVICES:
+        service = SERVICES[name]
+        assert service["env_file"] == ".env"
+        assert service["depends_on"]["db"] == {"condition": "service_healthy"}
+        assert service["environment"]["DATABASE_URL"].startswith("postgres://lago:")
+    for name in ["web", "worker"]:
+        assert SERVICES[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+
+
+def test_db_is_postgres_15_with_a_volume_and_pg_isready():
+    db = SERVICES["db"]
+    assert db["image"] == "postgres:15"
+    assert any(v.startswith("pgdata:") for v in db["volumes"])
+    assert "pg_isready" in " ".join(db["healthcheck"]["test"])
+
+
+def test_web_healthcheck_probes_health():
+    check = SERVICES["web"]["healthcheck"]
+    assert check["test"] == ["CMD", "curl", "-f", "http://localhost:8000/health"]
+    assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("30s", "5s", 3, "10s")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def service_env(tmp_path):
+    """The environment a container gets, pointed at a throwaway SQLite database."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'compose.sqlite3'}",
+        SECRET_KEY="compose-test-secret",
+        DEBUG="false",
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+    )
+    subprocess.run(SERVICES["migrate"]["command"], env=env, cwd=settings.BASE_DIR, check=True, capture_output=True)
+    return env
+
+
+def test_migrate_command_creates_the_admin_user(service_env):
+    env = {**service_env, "DJANGO_SUPERUSER_USERNAME": "ops", "DJANGO_SUPERUSER_PASSWORD": "s3cret-pass"}
+    result = subprocess.run(SERVICES["migrate"]["command"], env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "Created admin user 'ops'" in result.stdout
+
+
+def test_web_command_serves_health(service_env):
+    port = free_port()
+    command = [arg.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for arg in SERVICES["web"]["command"]]
+    command[command.index("3")] = "1"  # one gunicorn worker is enough here
+    proc = subprocess.Popen(command, env=service_env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        response = wait_for_http(f"http://127.0.0.1:{port}/health", proc)
+        assert response.status_code == 200
+        assert response.json()["status"] == "ok"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+
+
+def test_worker_command_starts_a_cluster(service_env):
+    env = {**service_env, "Q_WORKERS": "1"}
+    proc = subprocess.Popen(
+        SERVICES["worker"]["command"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        seen = read_until(proc, "running", timeout=30)
+        assert "Q Cluster" in seen
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def wait_for_http(url, proc, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stdout.read()}")
+        try:
+            return httpx.get(url, timeout=2)
+        except httpx.TransportError:
+            time.sleep(0.2)
+    raise AssertionError(f"{url} did not answer within {timeout}s")
+
+
+def read_until(proc, needle, timeout):
+    """Collects output lines until one contains `needle`; fails on exit or timeout."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    os.set_blocking(proc.stdout.fileno(), False)
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if line:
+            seen.append(line)
+            if needle in line:
+                return "".join(seen)
+        elif proc.poll() is not None:
+            break
+        else:
+            time.sleep(0.1)
+    raise AssertionError(f"{needle!r} not seen in output:\n{''.join(seen)}")
