@@ -1,6 +1,8 @@
 """Scrape runs (one row per scheduled window) and process heartbeats."""
 
-from django.db import models
+from datetime import timedelta
+
+from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -12,6 +14,10 @@ class ScrapeRunQuerySet(models.QuerySet):
     def finished(self):
         """Runs that actually scraped: a skip is not a run."""
         return self.filter(status__in=ScrapeRun.FINISHED_STATUSES)
+
+    def zombies(self, now, minutes):
+        """Runs left `running` longer than any scrape may take: their worker died."""
+        return self.running().filter(started_at__lt=now - timedelta(minutes=minutes))
 
 
 class ScrapeRun(models.Model):
@@ -67,6 +73,45 @@ class ScrapeRun(models.Model):
         if self.finished_at is None:
             return None
         return self.finished_at - self.started_at
+
+    def close(self, status, error="", detail="", now=None, **fields):
+        """Finishes a running run. Conditional on it still running, so a reaped
+        zombie is never overwritten by its late worker; returns whether it closed."""
+        now = now or timezone.now()
+        values = {"status": status, "error": error, "detail": detail, "finished_at": now, **fields}
+        closed = ScrapeRun.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(**values)
+        if closed:
+            for name, value in values.items():
+                setattr(self, name, value)
+        return bool(closed)
+
+    @classmethod
+    def record_skip(cls, keyword, reason, detail="", now=None):
+        """Leaves a trace for a window that did not run.
+
+        Consecutive identical skips of one keyword collapse into one row whose
+        `counters["skips"]` grows, so a keyword skipped every tick writes one
+        row, not 1,440 a day. A different outcome in between starts a new row.
+        """
+        now = now or timezone.now()
+        with transaction.atomic():
+            latest = cls.objects.select_for_update().filter(keyword=keyword).order_by("-started_at", "-id").first()
+            if latest and latest.status == cls.Status.SKIPPED and latest.error == reason:
+                latest.counters["skips"] = latest.counters.get("skips", 1) + 1
+                latest.finished_at = now
+                latest.detail = detail or latest.detail
+                latest.save(update_fields=["counters", "finished_at", "detail"])
+                return latest
+            return cls.objects.create(
+                keyword=keyword,
+                source=keyword.source,
+                status=cls.Status.SKIPPED,
+                started_at=now,
+                finished_at=now,
+                error=reason,
+                detail=detail,
+                counters={"skips": 1},
+            )
 
 
 class Heartbeat(models.Model):

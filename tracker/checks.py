@@ -43,3 +43,16 @@ def check_telegram_token(app_configs=None, **kwargs):
             id="lago.W001",
         )
     ]
+
+
+@register()
+def check_zombie_threshold(app_configs=None, **kwargs):
+    if settings.SCRAPE_ZOMBIE_MINUTES * 60 > settings.Q_CLUSTER["retry"]:
+        return []
+    return [
+        Error(
+            f"SCRAPE_ZOMBIE_MINUTES ({settings.SCRAPE_ZOMBIE_MINUTES} min) must exceed Q_RETRY_S ({settings.Q_CLUSTER['retry']} s).",
+            hint="Otherwise a run that is still being scraped is reaped as a zombie and its keyword scraped twice.",
+            id="lago.E003",
+        )
+    ]

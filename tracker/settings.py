@@ -148,6 +148,14 @@ WILLHABEN_BASE_URL = env.str("WILLHABEN_BASE_URL", default="https://www.willhabe
 
 # --- Scheduler (scraping.tick) ----------------------------------------------
 
+# Up to this many seconds are added to each next_run_at so keywords created
+# together drift apart instead of hitting the site in the same second.
+SCHEDULER_JITTER_S = env.float("SCHEDULER_JITTER_S", default=10.0)
+SCHEDULER_CLAIM_LIMIT = env.int("SCHEDULER_CLAIM_LIMIT", default=1000)
+SCRAPE_ZOMBIE_MINUTES = env.int("SCRAPE_ZOMBIE_MINUTES", default=15)
+ZERO_RESULT_STREAK = env.int("ZERO_RESULT_STREAK", default=5)
+COOKIE_EXPIRY_WARN_DAYS = env.int("COOKIE_EXPIRY_WARN_DAYS", default=5)
+
 # (end of scheduler settings)
 
 

@@ -1,0 +1,52 @@
+"""Sources that need credentials (cookies, API keys) may say when they expire.
+
+A source handler (see scraping.sources.base.Source) answers
+`credentials_expire_at()` (an aware datetime or None) and
+`unavailable_reason()` (a short text or None). willhaben needs no
+credentials; the mechanism is here for the sources that do.
+"""
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from notifications.alerts import alert_admins
+from scraping.sources import UnknownSource, get_handler
+from tracker.models import Keyword
+
+logger = logging.getLogger(__name__)
+
+
+def unavailable_reason(handler, now=None):
+    """Why the source cannot run at all right now, or None."""
+    reason = handler.unavailable_reason()
+    if reason:
+        return reason
+    expiry = handler.credentials_expire_at()
+    if expiry is not None and expiry <= (now or timezone.now()):
+        return f"credentials expired at {timezone.localtime(expiry):%Y-%m-%d %H:%M}"
+    return None
+
+
+def check_credentials(now=None):
+    """Warns admins (once a day per source) about credentials that expire soon or have expired."""
+    now = now or timezone.now()
+    warn_before = timedelta(days=settings.COOKIE_EXPIRY_WARN_DAYS)
+    for slug in Keyword.objects.active().values_list("source", flat=True).distinct():
+        try:
+            expiry = get_handler(slug)().credentials_expire_at()
+        except UnknownSource:
+            continue  # the claim records unknown_source for each of its keywords
+        if expiry is None or expiry - now > warn_before:
+            continue
+        day = timezone.localdate(now).isoformat()
+        when = f"{timezone.localtime(expiry):%Y-%m-%d %H:%M}"
+        if expiry <= now:
+            logger.error("credentials of source %s expired at %s: its keywords are skipped", slug, when)
+            alert_admins(f"credentials_expired:{slug}:{day}", f"⛔ The {slug} credentials expired at {when}. "
+                         f"Its keywords are skipped (source_unavailable) until they are renewed.")
+        else:
+            logger.warning("credentials of source %s expire at %s", slug, when)
+            alert_admins(f"credentials_expiring:{slug}:{day}", f"⚠️ The {slug} credentials expire at {when}. Renew them before then.")

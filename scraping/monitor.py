@@ -1,0 +1,47 @@
+"""The zero-result monitor: a keyword that keeps finding nothing is usually
+broken (a changed search URL, a block), not quiet. Alert once per streak."""
+
+import logging
+
+from django.conf import settings
+from django.utils import timezone
+
+from notifications.alerts import alert_admins
+from scraping.models import ScrapeRun
+from tracker.models import Keyword
+
+logger = logging.getLogger(__name__)
+
+
+def check_zero_results(keyword, now=None):
+    """Opens the keyword's alert when its last ZERO_RESULT_STREAK finished runs
+    all saw 0 ads, and clears it when a run sees ads again. Skips neither
+    count nor break the streak."""
+    now = now or timezone.now()
+    streak = settings.ZERO_RESULT_STREAK
+    recent = list(ScrapeRun.objects.finished().filter(keyword=keyword).order_by("-started_at", "-id").values_list("ads_seen", flat=True)[:streak])
+    if recent and recent[0] > 0:
+        _clear(keyword)
+    elif len(recent) == streak and not any(recent):
+        _open(keyword, now, streak)
+
+
+def _open(keyword, now, streak):
+    # Conditional update: only the first caller of a streak alerts.
+    opened = Keyword.objects.filter(pk=keyword.pk, zero_result_alert_at__isnull=True).update(zero_result_alert_at=now)
+    if not opened:
+        return
+    keyword.zero_result_alert_at = now
+    logger.error("keyword %s (%s) found no ads in its last %d runs", keyword.pk, keyword.display_name, streak)
+    alert_admins(
+        f"zero_results:{keyword.pk}:{now.isoformat()}",
+        f"🔎 Keyword #{keyword.pk} “{keyword.display_name}” found no ads in its last {streak} runs. "
+        "Check the query in the admin; the site may have changed or blocked us.",
+    )
+
+
+def _clear(keyword):
+    cleared = Keyword.objects.filter(pk=keyword.pk, zero_result_alert_at__isnull=False).update(zero_result_alert_at=None)
+    if cleared:
+        keyword.zero_result_alert_at = None
+        logger.info("keyword %s finds ads again: zero-result alert cleared", keyword.pk)

@@ -1,0 +1,33 @@
+"""django-q2 tasks of the scraping app. Each is idempotent: the queue may
+deliver a task twice (retry after a timeout, several clusters on one broker)."""
+
+import logging
+import traceback
+
+from django.utils import timezone
+
+from scraping.models import ScrapeRun
+from scraping.monitor import check_zero_results
+from scraping.scrape import scrape_keyword
+from tracker.models import Keyword
+
+logger = logging.getLogger(__name__)
+
+
+def run_scrape(run_id):
+    """Scrapes the keyword of a claimed run and records the outcome on it."""
+    run = ScrapeRun.objects.select_related("keyword").filter(pk=run_id).first()
+    if run is None or run.status != ScrapeRun.Status.RUNNING or run.keyword is None:
+        logger.info("run %s is no longer running: nothing to do (redelivered task)", run_id)
+        return None
+    keyword = run.keyword
+    try:
+        outcome = scrape_keyword(keyword, run)
+    except Exception as exc:
+        logger.exception("scrape of keyword %s (run %s) crashed", keyword.pk, run.pk)
+        run.close(ScrapeRun.Status.FAILED, "internal_error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-2000:]}")
+    else:
+        run.finish(outcome)
+    Keyword.objects.filter(pk=keyword.pk).update(last_run_at=timezone.now())
+    check_zero_results(keyword)
+    return run.status

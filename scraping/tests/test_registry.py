@@ -1,0 +1,25 @@
+"""The real source registry covers every value Keyword.source can take."""
+
+import pytest
+
+from scraping.sources import UnknownSource, get_handler, registry
+from tracker.models import Keyword
+
+
+def test_every_keyword_source_choice_resolves_to_a_handler():
+    field = Keyword._meta.get_field("source")
+    values = [value for value, _label in field.choices]
+    assert "willhaben" in values
+    for value in values:
+        handler = get_handler(value)
+        assert hasattr(handler, "fetch_pages"), f"{value}: {handler!r} is not a source handler"
+
+
+def test_every_registry_line_points_at_an_importable_handler():
+    for slug in registry.SOURCES:
+        assert get_handler(slug) is not None
+
+
+def test_unknown_slug_raises_one_clear_error():
+    with pytest.raises(UnknownSource, match="unknown source 'nope'; known: willhaben"):
+        get_handler("nope")

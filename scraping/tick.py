@@ -1,0 +1,68 @@
+"""The scheduler's tick, run by django-q2 every minute (see setup_schedules).
+
+Order matters: the heartbeat first (so /health sees a live scheduler even if
+a later step fails), notifications before scraping (sending is never starved
+by a long claim), then housekeeping, then new work. The tick never scrapes
+inline: each claimed keyword becomes a task any worker of any cluster can take.
+"""
+
+import logging
+
+from django.conf import settings
+from django.utils import timezone
+from django_q.tasks import async_task
+
+from notifications.sender import process_queue
+from scraping.claims import claim_due_keywords
+from scraping.credentials import check_credentials
+from scraping.models import Heartbeat, ScrapeRun
+from tracker.models import Keyword
+
+logger = logging.getLogger(__name__)
+
+
+def tick():
+    now = timezone.now()
+    Heartbeat.beat("scheduler")
+    sent = _step("send notifications", lambda: process_queue(limit=settings.NOTIFY_BATCH))
+    reaped = _step("reap zombies", lambda: reap_zombies(now))
+    _step("check credentials", lambda: check_credentials(now))
+    runs = claim_due_keywords(now)
+    for run in runs:
+        enqueue_scrape(run)
+    logger.info("tick: sent=%s reaped=%s claimed=%d", sent, reaped, len(runs))
+    return {"sent": sent, "reaped": reaped, "claimed": len(runs)}
+
+
+def _step(name, fn):
+    """One failing step must not stop the others; it is logged with its traceback."""
+    try:
+        return fn()
+    except Exception:
+        logger.exception("tick step %r failed", name)
+        return None
+
+
+def enqueue_scrape(run):
+    try:
+        async_task("scraping.tasks.run_scrape", run.pk, task_name=f"scrape-kw{run.keyword_id}-run{run.pk}", group="scrape")
+    except Exception as exc:
+        # Without a task the run would sit `running` until reaped; fail it now
+        # and make the keyword due again so the next tick retries.
+        logger.exception("could not enqueue run %s of keyword %s", run.pk, run.keyword_id)
+        run.close(ScrapeRun.Status.FAILED, "enqueue_failed", f"{type(exc).__name__}: {exc}")
+        Keyword.objects.filter(pk=run.keyword_id).update(next_run_at=timezone.now())
+
+
+def reap_zombies(now=None):
+    """Fails runs whose worker died (killed, OOM, redeploy) and makes their keywords due again."""
+    now = now or timezone.now()
+    minutes = settings.SCRAPE_ZOMBIE_MINUTES
+    reaped = 0
+    for run in ScrapeRun.objects.zombies(now, minutes).only("pk", "keyword_id", "started_at", "status"):
+        detail = f"still running after {minutes} minutes (started {run.started_at.isoformat()}): the worker died or hung"
+        if run.close(ScrapeRun.Status.FAILED, "zombie", detail, now=now):
+            Keyword.objects.filter(pk=run.keyword_id).update(next_run_at=now)
+            logger.warning("reaped zombie run %s of keyword %s", run.pk, run.keyword_id)
+            reaped += 1
+    return reaped
