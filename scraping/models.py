@@ -69,20 +69,17 @@ class ScrapeRun(models.Model):
         return f"{self.source} run {self.pk} ({self.status})"
 
     def finish(self, outcome, now=None):
-        """Record a `scraping.scrape.Outcome` (or anything with its fields) and close the run."""
-        self.status = outcome.status
-        self.error = outcome.error
-        self.detail = outcome.detail
-        self.pages_fetched = outcome.pages
-        self.ads_seen = outcome.ads_seen
-        self.ads_new = outcome.ads_new
-        self.price_drops = outcome.price_drops
-        self.counters = {**self.counters, **outcome.counters}
-        self.finished_at = now or timezone.now()
-        self.save(
-            update_fields=[
-                "status", "error", "detail", "pages_fetched", "ads_seen", "ads_new", "price_drops", "counters", "finished_at"
-            ]
+        """Records a `scraping.scrape.Outcome` (or anything with its fields) and closes the run."""
+        return self.close(
+            outcome.status,
+            outcome.error,
+            outcome.detail,
+            now=now,
+            pages_fetched=outcome.pages,
+            ads_seen=outcome.ads_seen,
+            ads_new=outcome.ads_new,
+            price_drops=outcome.price_drops,
+            counters={**self.counters, **outcome.counters},
         )
 
     @property

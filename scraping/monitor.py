@@ -19,7 +19,8 @@ def check_zero_results(keyword, now=None):
     count nor break the streak."""
     now = now or timezone.now()
     streak = settings.ZERO_RESULT_STREAK
-    recent = list(ScrapeRun.objects.finished().filter(keyword=keyword).order_by("-started_at", "-id").values_list("ads_seen", flat=True)[:streak])
+    runs = ScrapeRun.objects.finished().filter(keyword=keyword).order_by("-started_at", "-id")
+    recent = list(runs.values_list("ads_seen", flat=True)[:streak])
     if recent and recent[0] > 0:
         _clear(keyword)
     elif len(recent) == streak and not any(recent):

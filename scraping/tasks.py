@@ -22,12 +22,10 @@ def run_scrape(run_id):
         return None
     keyword = run.keyword
     try:
-        outcome = scrape_keyword(keyword, run)
+        scrape_keyword(keyword, run)  # records its Outcome on the run
     except Exception as exc:
         logger.exception("scrape of keyword %s (run %s) crashed", keyword.pk, run.pk)
         run.close(ScrapeRun.Status.FAILED, "internal_error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-2000:]}")
-    else:
-        run.finish(outcome)
     Keyword.objects.filter(pk=keyword.pk).update(last_run_at=timezone.now())
     check_zero_results(keyword)
     return run.status

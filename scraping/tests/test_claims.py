@@ -72,7 +72,7 @@ def test_unknown_source_is_skipped_and_stays_due():
 
 
 def test_identical_skips_collapse_into_one_row():
-    kw = make_keyword(source="no-such-market")
+    make_keyword(source="no-such-market")
     start = timezone.now()
     for minute in range(5):
         claim_due_keywords(start + timedelta(minutes=minute))

@@ -22,7 +22,8 @@ def kw(settings):
 
 
 def finish(kw, ads_seen, status="done"):
-    ScrapeRun.objects.create(keyword=kw, source=kw.source, status=status, ads_seen=ads_seen, started_at=timezone.now(), finished_at=timezone.now())
+    now = timezone.now()
+    ScrapeRun.objects.create(keyword=kw, source=kw.source, status=status, ads_seen=ads_seen, started_at=now, finished_at=now)
     check_zero_results(kw)
     kw.refresh_from_db()
 
