@@ -1,0 +1,101 @@
+"""Shared set-up for the bench scripts: Django on a throwaway database.
+
+A bench reads DATABASE_URL like the product. It never writes into that
+database: on PostgreSQL it creates a sibling database `<name>_bench_<pid>` on
+the same server (dropped at exit); on SQLite (no DATABASE_URL) it uses a
+temporary file. Child processes (qcluster, gunicorn) get the same URL from
+`child_env()`.
+"""
+
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def setup_django(**env):
+    """Points Django at a fresh database, migrates it, and returns a description of it."""
+    sys.path.insert(0, str(REPO))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    os.environ.update({k: str(v) for k, v in env.items()})
+    url = os.environ.get("DATABASE_URL", "")
+    os.environ["DATABASE_URL"] = _bench_postgres(url) if url.startswith("postgres") else _bench_sqlite()
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    from django.conf import settings
+
+    return "postgresql" if settings.IS_POSTGRES else "sqlite"
+
+
+def child_env(**extra):
+    """The environment for a child process of the bench (same database and settings)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO)
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def _bench_sqlite():
+    folder = tempfile.mkdtemp(prefix="lago-bench-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return f"sqlite:///{folder}/bench.sqlite3"
+
+
+def _bench_postgres(url):
+    import psycopg
+
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/') or 'lago'}_bench_{os.getpid()}"
+    admin_url = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    atexit.register(_drop_postgres, admin_url, name)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def _drop_postgres(admin_url, name):
+    import psycopg
+    from django.db import connections
+
+    connections.close_all()
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def peak_rss_mb(pid):
+    """Peak resident memory (VmHWM) of a process, in MB; None once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except FileNotFoundError:
+        return None
+    return None
+
+
+def descendants(pid):
+    """Every process below `pid` (a qcluster's workers, pusher, monitor...)."""
+    children = {}
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            continue
+        children.setdefault(int(fields.get("PPid", "0").strip()), []).append(int(fields["Pid"].strip()))
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
