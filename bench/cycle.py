@@ -83,9 +83,10 @@ def run_one_cycle():
         if time.monotonic() - start > 900:
             raise SystemExit(f"only {done}/{KEYWORDS} runs finished after 900 s")
         time.sleep(0.2)
-    failed = ScrapeRun.objects.exclude(status="done").count()
-    if failed:
-        print(f"  warning: {failed} runs did not finish done: {list(ScrapeRun.objects.exclude(status='done').values_list('error', flat=True)[:5])}")
+    not_done = ScrapeRun.objects.exclude(status="done")
+    if not_done.exists():
+        errors = list(not_done.values_list("error", flat=True)[:5])
+        print(f"  warning: {not_done.count()} runs did not finish done: {errors}")
     return time.monotonic() - start
 
 
