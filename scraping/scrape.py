@@ -13,7 +13,7 @@ from django.db.models import Q
 
 from scraping import http
 from scraping.sources import UnknownSource, get_handler
-from scraping.sources.base import SourceError
+from scraping.sources.base import SourceError, body_excerpt
 from tracker.ingest import IngestResult, ingest_page
 from tracker.models import Keyword
 
@@ -71,7 +71,7 @@ def _scrape(keyword, max_pages, dry_run):
     except UnknownSource as exc:
         return _failed(outcome, keyword, "failed", "unknown_source", str(exc))
     except http.FetchError as exc:
-        detail = f"{exc} (status {exc.status})" + (f": {exc.body[:500].decode('utf-8', 'replace')}" if exc.body else "")
+        detail = f"{exc} (status {exc.status})" + (f": {body_excerpt(exc.body)}" if exc.body else "")
         return _failed(outcome, keyword, "banned" if exc.banned else "failed", exc.slug, detail)
     except SourceError as exc:
         return _failed(outcome, keyword, "failed", exc.slug, exc.detail or str(exc))
