@@ -3,6 +3,9 @@
 import pytest
 from django.conf import settings
 
+# Fake peers (willhaben_server, ...) for every app's tests.
+pytest_plugins = ["tests.fakes.fixtures"]
+
 
 def pytest_collection_modifyitems(config, items):
     if settings.IS_POSTGRES:

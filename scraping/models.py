@@ -62,6 +62,23 @@ class ScrapeRun(models.Model):
     def __str__(self):
         return f"{self.source} run {self.pk} ({self.status})"
 
+    def finish(self, outcome, now=None):
+        """Record a `scraping.scrape.Outcome` (or anything with its fields) and close the run."""
+        self.status = outcome.status
+        self.error = outcome.error
+        self.detail = outcome.detail
+        self.pages_fetched = outcome.pages
+        self.ads_seen = outcome.ads_seen
+        self.ads_new = outcome.ads_new
+        self.price_drops = outcome.price_drops
+        self.counters = {**self.counters, **outcome.counters}
+        self.finished_at = now or timezone.now()
+        self.save(
+            update_fields=[
+                "status", "error", "detail", "pages_fetched", "ads_seen", "ads_new", "price_drops", "counters", "finished_at"
+            ]
+        )
+
     @property
     def duration(self):
         if self.finished_at is None:

@@ -143,6 +143,28 @@ Q_CLUSTER = {
 
 WILLHABEN_BASE_URL = env.str("WILLHABEN_BASE_URL", default="https://www.willhaben.at")
 
+# The shared HTTP client (scraping.http): one keep-alive pool per process.
+HTTP_MAX_CONNECTIONS = env.int("HTTP_MAX_CONNECTIONS", default=10)
+HTTP_MAX_KEEPALIVE_CONNECTIONS = env.int("HTTP_MAX_KEEPALIVE_CONNECTIONS", default=5)
+HTTP_KEEPALIVE_EXPIRY = env.float("HTTP_KEEPALIVE_EXPIRY", default=30.0)
+HTTP_TIMEOUT = env.float("HTTP_TIMEOUT", default=15.0)
+HTTP_PROXY = env.str("HTTP_PROXY", default="")
+HTTP_USER_AGENT = env.str(
+    "HTTP_USER_AGENT",
+    default="Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+)
+# Retries on timeouts, connection errors, 5xx and 429 (a request is tried at most 1 + HTTP_RETRIES times).
+HTTP_RETRIES = env.int("HTTP_RETRIES", default=3)
+HTTP_BACKOFF_BASE_S = env.float("HTTP_BACKOFF_BASE_S", default=1.0)
+HTTP_BACKOFF_MAX_S = env.float("HTTP_BACKOFF_MAX_S", default=30.0)
+# A Retry-After longer than this is not waited for: the run ends `banned` instead.
+HTTP_RETRY_AFTER_MAX_S = env.float("HTTP_RETRY_AFTER_MAX_S", default=60.0)
+SCRAPE_MIN_REQUEST_GAP_MS = env.int("SCRAPE_MIN_REQUEST_GAP_MS", default=500)
+
+SCRAPE_ROWS = env.int("SCRAPE_ROWS", default=30)
+SCRAPE_MAX_PAGES = env.int("SCRAPE_MAX_PAGES", default=2)
+NOTIFY_ON_FIRST_RUN = env.bool("NOTIFY_ON_FIRST_RUN", default=False)
+
 # (end of scraping settings)
 
 

@@ -1,0 +1,178 @@
+"""The one HTTP client of this process, and a polite GET on top of it.
+
+Every request to a marketplace goes through `fetch()`: one lazily created
+`httpx.Client` (a keep-alive pool, so repeated requests skip the TCP and TLS
+handshakes), a minimum gap between requests to one host, bounded retries with
+jittered exponential backoff, and Retry-After on 429. Failures come out as one
+error type, `FetchError`, which says whether the peer is blocking us.
+
+Settings are read when they are used (tests change them per test); the client
+is rebuilt when an HTTP_* setting changes.
+"""
+
+import atexit
+import logging
+import random
+import threading
+import time
+from email.utils import parsedate_to_datetime
+
+import httpx
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+_client = None
+_client_lock = threading.Lock()
+# host -> monotonic time of the last request start; guarded by _gap_lock.
+_last_request_at = {}
+_gap_lock = threading.Lock()
+
+
+class FetchError(Exception):
+    """A request failed for good (after retries).
+
+    `slug` is the reason recorded on the run (http_5xx, timeout, http_429, ...);
+    `banned` means the peer refuses us (403/429/challenge page) rather than
+    being broken; `transient` means a later run may well succeed.
+    """
+
+    def __init__(self, slug, message, *, status=None, banned=False, transient=False, body=b""):
+        super().__init__(message)
+        self.slug = slug
+        self.status = status
+        self.banned = banned
+        self.transient = transient
+        self.body = body[:500]
+
+
+def get_client():
+    """The shared client, created on first use."""
+    global _client
+    with _client_lock:
+        if _client is None or _client.is_closed:
+            _client = _build_client()
+        return _client
+
+
+def _build_client():
+    limits = httpx.Limits(
+        max_connections=settings.HTTP_MAX_CONNECTIONS,
+        max_keepalive_connections=settings.HTTP_MAX_KEEPALIVE_CONNECTIONS,
+        keepalive_expiry=settings.HTTP_KEEPALIVE_EXPIRY,
+    )
+    # trust_env=False: the proxy comes from our own HTTP_PROXY setting only,
+    # so what README documents is what happens.
+    return httpx.Client(
+        limits=limits,
+        timeout=httpx.Timeout(settings.HTTP_TIMEOUT),
+        proxy=settings.HTTP_PROXY or None,
+        trust_env=False,
+        headers={"User-Agent": settings.HTTP_USER_AGENT},
+    )
+
+
+def close_client():
+    """Close the pool (process exit, or a settings change in tests)."""
+    global _client
+    with _client_lock:
+        if _client is not None:
+            _client.close()
+        _client = None
+
+
+atexit.register(close_client)
+
+
+@receiver(setting_changed)
+def _rebuild_on_setting_change(setting, **kwargs):
+    if setting.startswith("HTTP_"):
+        close_client()
+
+
+def fetch(url, *, params=None, headers=None):
+    """GET `url` politely; return the 2xx response or raise FetchError."""
+    attempts = 1 + max(0, settings.HTTP_RETRIES)
+    for attempt in range(attempts):
+        response, error = _try_once(url, params, headers)
+        if error is None:
+            return response
+        if not error.transient or attempt == attempts - 1:
+            raise error
+        delay = _retry_delay(attempt, error, response)
+        if delay is None:
+            raise error
+        logger.warning("GET %s failed (%s), retry %d in %.2fs", httpx.URL(url).path, error.slug, attempt + 1, delay)
+        time.sleep(delay)
+    raise AssertionError("unreachable")
+
+
+def _try_once(url, params, headers):
+    """One request: (response, None) on 2xx, else (response or None, FetchError)."""
+    try:
+        response = _get_once(url, params, headers)
+    except httpx.TimeoutException as exc:
+        return None, FetchError("timeout", f"timed out: {exc!r}", transient=True)
+    except httpx.TransportError as exc:
+        return None, FetchError("connect_error", f"transport error: {exc!r}", transient=True)
+    if response.is_success:
+        return response, None
+    return response, _error_for(response)
+
+
+def _get_once(url, params, headers):
+    _wait_for_host_gap(httpx.URL(url).host)
+    return get_client().get(url, params=params, headers=headers)
+
+
+def _error_for(response):
+    status = response.status_code
+    body = response.content[:500]
+    if status == 429:
+        return FetchError("http_429", "429 Too Many Requests", status=status, banned=True, transient=True, body=body)
+    if status == 403:
+        # A 403 from willhaben is a block; hammering it again only makes it longer.
+        return FetchError("http_403", "403 Forbidden", status=status, banned=True, body=body)
+    if status >= 500:
+        return FetchError("http_5xx", f"HTTP {status}", status=status, transient=True, body=body)
+    return FetchError(f"http_{status}", f"HTTP {status}", status=status, body=body)
+
+
+def _retry_delay(attempt, error, response):
+    """Seconds to wait before the next try, or None to give up now."""
+    if error.status == 429 and response is not None:
+        retry_after = parse_retry_after(response.headers.get("Retry-After"))
+        if retry_after is not None:
+            return retry_after if retry_after <= settings.HTTP_RETRY_AFTER_MAX_S else None
+    backoff = min(settings.HTTP_BACKOFF_MAX_S, settings.HTTP_BACKOFF_BASE_S * 2**attempt)
+    # Full jitter keeps several workers that failed together from retrying together.
+    return backoff * random.uniform(0.5, 1.0)  # noqa: S311 - not cryptographic
+
+
+def parse_retry_after(value):
+    """Seconds from a Retry-After header (delta-seconds or HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - timezone.now()).total_seconds())
+
+
+def _wait_for_host_gap(host):
+    """Sleep so that requests to one host start at least SCRAPE_MIN_REQUEST_GAP_MS apart."""
+    gap = settings.SCRAPE_MIN_REQUEST_GAP_MS / 1000
+    with _gap_lock:
+        now = time.monotonic()
+        start = max(now, _last_request_at.get(host, 0.0) + gap)
+        # Reserve the slot before sleeping so concurrent threads queue up behind it.
+        _last_request_at[host] = start
+    if start > now:
+        time.sleep(start - now)

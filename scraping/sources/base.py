@@ -1,0 +1,91 @@
+"""What every source handler returns and raises, and the handler base class."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class ParsedAd:
+    external_id: str
+    title: str
+    price: Decimal | None
+    url: str
+    currency: str = "EUR"
+    location: str = ""
+    postcode: str = ""
+    image_url: str = ""
+    published_at: datetime | None = None
+    # A paid "top" ad placed above the newest-first list regardless of its date.
+    is_top: bool = False
+
+    @property
+    def sort_key(self):
+        """(published_at, external id): the order the cursor is kept in."""
+        return (self.published_at, self.external_id)
+
+
+@dataclass
+class Page:
+    number: int
+    ads: list[ParsedAd]
+    rows_found: int
+    # The page's tail is at or before the keyword's cursor: later pages hold only seen ads.
+    reached_cursor: bool = False
+    # No further page exists (short page, or page x rows >= rows found).
+    is_last: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+class SourceError(Exception):
+    """A source cannot turn a query into pages. `slug` goes on the run's `error`."""
+
+    slug = "source_error"
+
+    def __init__(self, message, *, detail=""):
+        super().__init__(message)
+        self.detail = detail
+
+
+class BadQuery(SourceError):
+    slug = "bad_query"
+
+
+class ParseError(SourceError):
+    """The response is not in the format we know; `detail` keeps its first 500 bytes."""
+
+    slug = "parse_error"
+
+    def __init__(self, message, *, body=b""):
+        super().__init__(message, detail=body_excerpt(body))
+
+
+def body_excerpt(body, limit=500):
+    """The first `limit` bytes of a response as text fit for a database column.
+
+    PostgreSQL text cannot hold NUL, and garbage responses often do.
+    """
+    text = body[:limit].decode("utf-8", "replace") if isinstance(body, bytes) else str(body)[:limit]
+    return text.replace("\x00", "\\x00")
+
+
+class Source:
+    """A marketplace handler. Subclasses implement `fetch_pages`."""
+
+    slug = ""
+
+    def fetch_pages(self, query, *, cursor=None, max_pages, price_min=None, price_max=None):
+        """Yield `Page`s newest first, stopping at the cursor, the last page or `max_pages`.
+
+        `cursor` is a (published_at, external id) tuple or None. Raises
+        `scraping.http.FetchError` or `SourceError`.
+        """
+        raise NotImplementedError
+
+    def unavailable_reason(self) -> str | None:
+        """A skip reason slug when the source cannot run now (the scheduler asks first)."""
+        return None
+
+    def credentials_expire_at(self) -> datetime | None:
+        """When the source's login stops working, for sources that need one."""
+        return None

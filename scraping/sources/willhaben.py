@@ -1,0 +1,198 @@
+"""willhaben.at: query or pasted search URL -> API request -> pages of ParsedAds.
+
+The JSON search endpoint returns the object a search page embeds at
+`props.pageProps.searchResult` in its `__NEXT_DATA__` script. We accept that
+object bare, wrapped in the whole `__NEXT_DATA__`, or inside an HTML page, so
+recorded pages and the live API parse through the same code.
+"""
+
+import json
+import math
+import re
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from urllib.parse import parse_qs, parse_qsl, urlsplit
+
+from django.conf import settings
+
+from scraping import http
+from scraping.sources.base import BadQuery, Page, ParsedAd, ParseError, Source
+
+API_PREFIX = "/webapi/iad/search/atz/seo/"
+MARKETPLACE_PATH = "kaufen-und-verkaufen/marktplatz"
+AD_URL_BASE = "https://www.willhaben.at/iad/"
+# Without this header the API answers 400 with an empty body.
+CLIENT_HEADER = "api@willhaben.at;responsive_web;server;1.0.0;desktop"
+MAX_ROWS = 200  # the server caps `rows` here
+# Paging parameters are ours to set; a pasted URL's values would break the paging rules.
+PAGING_PARAMS = {"page", "rows", "sort", "publishedDateTo"}
+NEXT_DATA_RE = re.compile(rb'<script id="__NEXT_DATA__"[^>]*>(.*?)</script>', re.S)
+CENT = Decimal("0.01")
+
+
+class WillhabenSource(Source):
+    slug = "willhaben"
+
+    def fetch_pages(self, query, *, cursor=None, max_pages, price_min=None, price_max=None):
+        path, params = build_request(query, price_min=price_min, price_max=price_max)
+        rows = min(settings.SCRAPE_ROWS, MAX_ROWS)
+        url = settings.WILLHABEN_BASE_URL.rstrip("/") + API_PREFIX + path
+        pin = None
+        for number in range(1, max_pages + 1):
+            page_params = [*params, ("rows", str(rows)), ("page", str(number))]
+            if pin:
+                # Page 2+ pin the result set so ads published meanwhile don't shift it.
+                page_params.append(("publishedDateTo", pin))
+            response = http.fetch(url, params=page_params, headers=request_headers())
+            result = parse_body(response.content)
+            page = build_page(result, number=number, rows=rows, cursor=cursor, body=response.content)
+            pin = pin or next_link_pin(result)
+            yield page
+            if page.reached_cursor or page.is_last:
+                return
+
+
+def request_headers():
+    return {"x-wh-client": CLIENT_HEADER, "Accept": "application/json"}
+
+
+def build_request(query, *, price_min=None, price_max=None):
+    """(API search path, [(param, value), ...]) for plain words or a pasted search URL."""
+    query = query.strip()
+    if query.lower().startswith(("http://", "https://")):
+        path, params = _from_url(query)
+    else:
+        path, params = MARKETPLACE_PATH, [("keyword", query)]
+    params = _narrow_price(params, "PRICE_FROM", price_min, max, math.floor)
+    params = _narrow_price(params, "PRICE_TO", price_max, min, math.ceil)
+    return path, [*params, ("sort", "1")]
+
+
+def _from_url(url):
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if not (host == "willhaben.at" or host.endswith(".willhaben.at")):
+        raise BadQuery(f"not a willhaben URL: {host or url!r}")
+    path = parts.path
+    for prefix in (API_PREFIX, "/iad/"):
+        if path.startswith(prefix):
+            path = path[len(prefix) :]
+            break
+    else:
+        raise BadQuery(f"not a willhaben search URL: {parts.path!r}")
+    params = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=False) if k not in PAGING_PARAMS]
+    return path.strip("/"), params
+
+
+def _narrow_price(params, name, bound, pick, rounding):
+    """Combine the URL's price parameter with the keyword's bound (the narrower wins)."""
+    if bound is None:
+        return params
+    values = [int(rounding(bound))]
+    for key, value in params:
+        if key == name:
+            try:
+                values.append(int(Decimal(value)))
+            except InvalidOperation:
+                pass  # a malformed URL value: the keyword's bound alone applies
+    rest = [(k, v) for k, v in params if k != name]
+    return [*rest, (name, str(pick(values)))]
+
+
+def parse_body(content):
+    """The `searchResult` object from a JSON body, a `__NEXT_DATA__` object or an HTML page."""
+    stripped = content.lstrip()
+    if stripped[:1] == b"<":
+        match = NEXT_DATA_RE.search(content)
+        if match is None:
+            # An HTML page without our data is a bot challenge, not a format change.
+            raise http.FetchError("challenge", "HTML page instead of JSON (bot challenge?)", banned=True, body=content)
+        stripped = match.group(1)
+    try:
+        data = json.loads(stripped)
+    except ValueError as exc:
+        raise ParseError(f"response is not JSON: {exc}", body=content) from None
+    if isinstance(data, dict) and "props" in data:
+        data = (data.get("props") or {}).get("pageProps", {}).get("searchResult")
+    if not isinstance(data, dict) or not isinstance(data.get("advertSummaryList"), dict):
+        raise ParseError("no searchResult.advertSummaryList in the response", body=content)
+    return data
+
+
+def build_page(result, *, number, rows, cursor, body=b""):
+    raw_ads = result["advertSummaryList"].get("advertSummary") or []
+    try:
+        ads = [parse_ad(raw) for raw in raw_ads]
+        rows_found = int(result.get("rowsFound", 0))
+        rows_returned = int(result.get("rowsReturned", len(ads)))
+    except (KeyError, TypeError, ValueError, InvalidOperation) as exc:
+        raise ParseError(f"unexpected ad format: {exc!r}", body=body) from None
+    is_last = rows_returned < rows or number * rows >= rows_found
+    return Page(number=number, ads=ads, rows_found=rows_found, reached_cursor=reaches_cursor(ads, cursor), is_last=is_last)
+
+
+def reaches_cursor(ads, cursor):
+    """True when the page's oldest end is at or before the cursor.
+
+    willhaben puts paid/bumped ads with old dates at the top of a newest-first
+    list, so looking at "any ad older than the cursor" would stop paging early.
+    The page's last non-top ad is the oldest of the sorted stream: once it is
+    at or before the cursor, later pages hold only ads we have already seen.
+    """
+    if cursor is None or cursor[0] is None:
+        return False
+    tail = [ad for ad in ads if not ad.is_top and ad.published_at is not None]
+    return bool(tail) and tail[-1].published_at <= cursor[0]
+
+
+def next_link_pin(result):
+    """The `publishedDateTo` of the response's nextLink, if there is one."""
+    links = (result.get("pagingLinksList") or {}).get("contextLink") or []
+    for link in links:
+        if link.get("description") == "nextLink":
+            target = link.get("relativePath") or link.get("uri") or ""
+            values = parse_qs(urlsplit(target).query).get("publishedDateTo")
+            if values:
+                return values[0]
+    return None
+
+
+def parse_ad(raw):
+    """One `advertSummary` entry as a ParsedAd; raises KeyError/ValueError on a bad shape."""
+    attrs = {a["name"]: a.get("values") or [] for a in raw["attributes"]["attribute"]}
+
+    def first(name):
+        values = attrs.get(name)
+        return str(values[0]) if values else ""
+
+    external_id = str(raw["id"])
+    seo_url = first("SEO_URL").lstrip("/")
+    return ParsedAd(
+        external_id=external_id,
+        title=(first("HEADING") or raw.get("description") or "")[:500],
+        price=_price(first("PRICE") or first("PRICE/AMOUNT")),
+        url=AD_URL_BASE + seo_url if seo_url else f"{AD_URL_BASE}object?adId={external_id}",
+        location=first("LOCATION")[:200],
+        postcode=first("POSTCODE")[:16],
+        image_url=_image(raw)[:1000],
+        published_at=_published(first("PUBLISHED"), first("PUBLISHED_String")),
+        is_top="RESULT_LIST_TOPAD" in attrs,
+    )
+
+
+def _price(value):
+    # Missing means "price on request"; a present but unreadable price is a format change.
+    return Decimal(value).quantize(CENT) if value else None
+
+
+def _published(epoch_ms, iso):
+    if epoch_ms:
+        return datetime.fromtimestamp(int(epoch_ms) / 1000, tz=UTC)
+    if iso:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    return None
+
+
+def _image(raw):
+    images = (raw.get("advertImageList") or {}).get("advertImage") or []
+    return str(images[0].get("mainImageUrl") or "") if images else ""

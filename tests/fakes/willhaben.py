@@ -1,0 +1,180 @@
+"""A fake willhaben search API: real HTTP (optionally HTTPS) on 127.0.0.1 in a background thread.
+
+    server = FakeWillhaben().start()
+    server.set_ads(make_raw_ads(60))          # newest first, like sort=1
+    server.top_ads = [make_raw_ad(top=True)]  # pinned above page 1
+    server.fail_next(status=503, times=2)     # or status=429, retry_after=1
+    server.fail_page(2, status=503)           # every request for page 2 fails
+    server.mode = "html_challenge"            # "ok" | "html_challenge" | "garbage" | "wrong_json"
+    server.latency_s = 0.2
+    server.base_url, server.requests, server.connections, server.search_requests()
+    server.stop()
+
+Like the real API it rejects requests without `x-wh-client` (400, empty body),
+caps `rows` at 200, pages with `page` and pins the set with `publishedDateTo`.
+`GET /ping` answers a tiny JSON body (for the HTTP benchmarks).
+"""
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from tests.fakes.willhaben_factory import published_ms, search_result
+
+SEARCH_PREFIX = "/webapi/iad/search/atz/seo/"
+CHALLENGE_PAGE = b"<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>"
+
+
+@dataclass
+class Request:
+    path: str
+    params: dict
+    headers: dict
+
+    def param(self, name):
+        values = self.params.get(name)
+        return values[0] if values else None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, fake, *args, **kw):
+        self.fake = fake
+        super().__init__(*args, **kw)
+
+    def get_request(self):
+        # One accepted socket = one TCP connection: what keep-alive should keep low.
+        sock, addr = super().get_request()
+        with self.fake.lock:
+            self.fake.connections += 1
+        return sock, addr
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+    disable_nagle_algorithm = True  # else delayed ACKs add ~40 ms to every response
+
+    def log_message(self, format, *args):
+        pass
+
+    def do_GET(self):
+        fake = self.server.fake
+        split = urlsplit(self.path)
+        request = Request(split.path, parse_qs(split.query), {k.lower(): v for k, v in self.headers.items()})
+        with fake.lock:
+            fake.requests.append(request)
+        if fake.latency_s:
+            time.sleep(fake.latency_s)
+        if split.path == "/ping":
+            return self._send(200, b'{"ok": true}')
+        if not split.path.startswith(SEARCH_PREFIX):
+            return self._send(404, b"")
+        if "x-wh-client" not in request.headers:
+            return self._send(400, b"")
+        failure = fake.take_failure(request)
+        if failure is not None:
+            status, retry_after, body = failure
+            headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+            return self._send(status, body, headers=headers, content_type="text/html")
+        if fake.mode == "html_challenge":
+            return self._send(200, CHALLENGE_PAGE, content_type="text/html")
+        if fake.mode == "garbage":
+            return self._send(200, b"\x00\x01 not json at all {{{")
+        if fake.mode == "wrong_json":
+            return self._send(200, json.dumps({"error": "something else", "items": []}).encode())
+        self._send(200, json.dumps(fake.search(split.path[len(SEARCH_PREFIX) :], request)).encode())
+
+    def _send(self, status, body, headers=None, content_type="application/json"):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class FakeWillhaben:
+    def __init__(self, ssl_context=None):
+        self.lock = threading.Lock()
+        self.ssl_context = ssl_context
+        self.ads = []
+        self.top_ads = []
+        self.mode = "ok"
+        self.latency_s = 0.0
+        self.requests = []
+        self.connections = 0
+        self._failures = []
+        self._page_failures = {}
+        self._httpd = None
+
+    def start(self):
+        self._httpd = _Server(self, ("127.0.0.1", 0), _Handler)
+        if self.ssl_context is not None:
+            self._httpd.socket = self.ssl_context.wrap_socket(self._httpd.socket, server_side=True)
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self):
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    @property
+    def base_url(self):
+        scheme = "https" if self.ssl_context is not None else "http"
+        return f"{scheme}://127.0.0.1:{self._httpd.server_address[1]}"
+
+    # --- knobs ------------------------------------------------------------
+
+    def set_ads(self, ads):
+        """The result list; kept newest first as `sort=1` returns it."""
+        self.ads = sorted(ads, key=published_ms, reverse=True)
+
+    def fail_next(self, status=503, times=1, retry_after=None, body=b""):
+        """Answer the next `times` search requests with `status` (and a Retry-After header)."""
+        with self.lock:
+            self._failures += [(status, retry_after, body)] * times
+
+    def fail_page(self, page, status=503):
+        """Answer every request for `page` with `status` (a failure in the middle of a run)."""
+        with self.lock:
+            self._page_failures[str(page)] = status
+
+    def clear_page_failures(self):
+        with self.lock:
+            self._page_failures.clear()
+
+    def take_failure(self, request):
+        with self.lock:
+            if request.param("page") in self._page_failures:
+                return self._page_failures[request.param("page")], None, b""
+            return self._failures.pop(0) if self._failures else None
+
+    def reset_counters(self):
+        with self.lock:
+            self.requests.clear()
+            self.connections = 0
+
+    def search_requests(self):
+        return [r for r in self.requests if r.path.startswith(SEARCH_PREFIX)]
+
+    # --- the search itself --------------------------------------------------
+
+    def search(self, path, request):
+        rows = min(int(request.param("rows") or 30), 200)
+        page = max(int(request.param("page") or 1), 1)
+        pin = request.param("publishedDateTo")
+        ads = [a for a in self.ads if pin is None or published_ms(a) <= int(pin)]
+        chunk = ads[(page - 1) * rows : page * rows]
+        if page == 1:
+            chunk = self.top_ads + chunk
+        more = page * rows < len(ads)
+        next_pin = (pin or (published_ms(ads[0]) if ads else None)) if more else None
+        return search_result(chunk, rows_found=len(ads), rows_requested=rows, page=page, path=path, next_pin=next_pin)

@@ -1,0 +1,157 @@
+"""Store one page of parsed ads for a keyword: a fixed number of queries, one transaction.
+
+What is stored and what is notified:
+
+* Every ad the source returns is upserted into `Ad` (keyed by source + external
+  id), whether or not it passes the keyword's filters: price history is worth
+  keeping even for ads the keyword does not want today.
+* Only ads that pass the keyword's filters (price range, compared as Decimal;
+  no excluded word in the title) are linked to it (`KeywordAd`) and notified.
+* `new`: the keyword links the ad for the first time. `price_drop`: the ad was
+  already linked and its price fell. Rows go to every subscriber whose chat is
+  active and whose subscription is not muted; the outbox's unique constraint
+  makes a second keyword of the same chat a no-op (bulk_create ignore_conflicts).
+* A moved price (up, down, to or from "on request") writes a `PriceChange`.
+"""
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from notifications.models import Notification, Subscription, TelegramChat
+from tracker.models import Ad, KeywordAd, PriceChange
+
+UPDATE_FIELDS = ["title", "price", "currency", "url", "location", "postcode", "image_url", "published_at", "last_seen_at"]
+
+
+class Status:
+    NEW = "new"
+    KNOWN = "known"
+    PRICE_DROP = "price_drop"
+    FILTERED = "filtered"
+
+
+@dataclass
+class IngestResult:
+    ads_seen: int = 0
+    ads_new: int = 0
+    price_drops: int = 0
+    price_changes: int = 0
+    notifications: int = 0
+    # external id -> Status, for the `scrape` command's table.
+    statuses: dict = field(default_factory=dict)
+
+    def add(self, other):
+        for name in ("ads_seen", "ads_new", "price_drops", "price_changes", "notifications"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.statuses.update(other.statuses)
+
+
+def passes_filters(keyword, ad):
+    """Does `ad` (a ParsedAd) match the keyword's price range and excluded words?"""
+    if keyword.price_min is not None and (ad.price is None or ad.price < keyword.price_min):
+        return False
+    if keyword.price_max is not None and (ad.price is None or ad.price > keyword.price_max):
+        return False
+    title = ad.title.lower()
+    return not any(word in title for word in keyword.excluded_list())
+
+
+def ingest_page(keyword, ads, *, source, notify=True, now=None):
+    """Upsert `ads` (ParsedAds) for `keyword` and queue its notifications; returns an IngestResult."""
+    now = now or timezone.now()
+    ads = list({ad.external_id: ad for ad in ads}.values())  # a page may repeat a top ad
+    if not ads:
+        return IngestResult()
+    with transaction.atomic():
+        old_prices = dict(
+            Ad.objects.filter(source=source, external_id__in=[a.external_id for a in ads]).values_list("external_id", "price")
+        )
+        ad_ids = _upsert_ads(ads, source, now)
+        changes = _record_price_changes(ads, old_prices, ad_ids, now)
+        new_ids, dropped = _link(keyword, ads, ad_ids, old_prices, now)
+        notes = _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, old_prices, now) if notify else 0
+    statuses = {}
+    for ad in ads:
+        ad_id = ad_ids[ad.external_id]
+        statuses[ad.external_id] = (
+            Status.NEW if ad_id in new_ids else Status.PRICE_DROP if ad_id in dropped else
+            Status.KNOWN if passes_filters(keyword, ad) else Status.FILTERED
+        )
+    return IngestResult(len(ads), len(new_ids), len(dropped), changes, notes, statuses)
+
+
+def _upsert_ads(ads, source, now):
+    """One INSERT ... ON CONFLICT DO UPDATE for the page; returns external id -> pk."""
+    rows = [
+        Ad(
+            source=source,
+            external_id=a.external_id,
+            title=a.title,
+            price=a.price,
+            currency=a.currency,
+            url=a.url,
+            location=a.location,
+            postcode=a.postcode,
+            image_url=a.image_url,
+            published_at=a.published_at,
+            first_seen_at=now,
+            last_seen_at=now,
+        )
+        for a in ads
+    ]
+    Ad.objects.bulk_create(rows, update_conflicts=True, unique_fields=["source", "external_id"], update_fields=UPDATE_FIELDS)
+    # Not every backend returns the pks of updated rows: read them back.
+    ids = [a.external_id for a in ads]
+    return dict(Ad.objects.filter(source=source, external_id__in=ids).values_list("external_id", "id"))
+
+
+def _record_price_changes(ads, old_prices, ad_ids, now):
+    changes = [
+        PriceChange(ad_id=ad_ids[a.external_id], old_price=old_prices[a.external_id], new_price=a.price, seen_at=now)
+        for a in ads
+        if a.external_id in old_prices and old_prices[a.external_id] != a.price
+    ]
+    PriceChange.objects.bulk_create(changes)
+    return len(changes)
+
+
+def _link(keyword, ads, ad_ids, old_prices, now):
+    """Link matching ads to the keyword; returns (newly linked ad ids, linked ad ids whose price fell)."""
+    matching = {ad_ids[a.external_id]: a for a in ads if passes_filters(keyword, a)}
+    linked = set(KeywordAd.objects.filter(keyword=keyword, ad_id__in=matching).values_list("ad_id", flat=True))
+    new_ids = set(matching) - linked
+    KeywordAd.objects.bulk_create(
+        [KeywordAd(keyword=keyword, ad_id=ad_id, found_at=now) for ad_id in new_ids], ignore_conflicts=True
+    )
+    dropped = {ad_id for ad_id in linked if _fell(old_prices.get(matching[ad_id].external_id), matching[ad_id].price)}
+    return new_ids, dropped
+
+
+def _fell(old, new):
+    return old is not None and new is not None and new < old
+
+
+def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, old_prices, now):
+    chats = list(
+        Subscription.objects.filter(keyword=keyword, chat__status=TelegramChat.Status.ACTIVE)
+        .filter(Q(muted_until__isnull=True) | Q(muted_until__lte=now))
+        .values_list("chat_id", flat=True)
+    )
+    rows = []
+    for ad in ads:
+        ad_id = ad_ids[ad.external_id]
+        if ad_id in new_ids:
+            kind, old = Notification.Kind.NEW, None
+        elif ad_id in dropped:
+            kind, old = Notification.Kind.PRICE_DROP, old_prices[ad.external_id]
+        else:
+            continue
+        rows += [
+            Notification(chat_id=c, ad_id=ad_id, keyword=keyword, kind=kind, price=ad.price, old_price=old, next_attempt_at=now)
+            for c in chats
+        ]
+    Notification.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
