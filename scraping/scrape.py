@@ -13,7 +13,7 @@ from django.db.models import Q
 
 from scraping import http
 from scraping.sources import UnknownSource, get_handler
-from scraping.sources.base import SourceError
+from scraping.sources.base import SourceError, body_excerpt
 from tracker.ingest import IngestResult, ingest_page
 from tracker.models import Keyword
 
@@ -38,18 +38,19 @@ class Outcome:
         return self.status == "done"
 
 
-def scrape_keyword(keyword, run=None, max_pages=None, dry_run=False):
+def scrape_keyword(keyword, run=None, max_pages=None, dry_run=False, on_page=None):
     """Scrape `keyword` now and return its Outcome; with `run`, also finish that ScrapeRun.
 
     `dry_run` fetches and parses but writes nothing (no ads, no cursor, no run).
+    `on_page(page)` is called after each page is stored (progress display).
     """
-    outcome = _scrape(keyword, max_pages or settings.SCRAPE_MAX_PAGES, dry_run)
+    outcome = _scrape(keyword, max_pages or settings.SCRAPE_MAX_PAGES, dry_run, on_page)
     if run is not None and not dry_run:
         run.finish(outcome)
     return outcome
 
 
-def _scrape(keyword, max_pages, dry_run):
+def _scrape(keyword, max_pages, dry_run, on_page):
     cursor = (keyword.cursor_published_at, keyword.cursor_ad_id) if keyword.cursor_published_at else None
     # The first run records the backlog quietly: nobody wants 60 "new" messages for old ads.
     notify = cursor is not None or settings.NOTIFY_ON_FIRST_RUN
@@ -68,10 +69,12 @@ def _scrape(keyword, max_pages, dry_run):
                 totals.add(ingest_page(keyword, page.ads, source=keyword.source, notify=notify))
             outcome.rows += [(ad, totals.statuses.get(ad.external_id, "")) for ad in page.ads]
             keys += [ad.sort_key for ad in page.ads if ad.published_at]
+            if on_page is not None:
+                on_page(page)
     except UnknownSource as exc:
         return _failed(outcome, keyword, "failed", "unknown_source", str(exc))
     except http.FetchError as exc:
-        detail = f"{exc} (status {exc.status})" + (f": {exc.body[:500].decode('utf-8', 'replace')}" if exc.body else "")
+        detail = f"{exc} (status {exc.status})" + (f": {body_excerpt(exc.body)}" if exc.body else "")
         return _failed(outcome, keyword, "banned" if exc.banned else "failed", exc.slug, detail)
     except SourceError as exc:
         return _failed(outcome, keyword, "failed", exc.slug, exc.detail or str(exc))

@@ -57,8 +57,16 @@ class ParseError(SourceError):
     slug = "parse_error"
 
     def __init__(self, message, *, body=b""):
-        text = body[:500].decode("utf-8", "replace") if isinstance(body, bytes) else str(body)[:500]
-        super().__init__(message, detail=text)
+        super().__init__(message, detail=body_excerpt(body))
+
+
+def body_excerpt(body, limit=500):
+    """The first `limit` bytes of a response as text fit for a database column.
+
+    PostgreSQL text cannot hold NUL, and garbage responses often do.
+    """
+    text = body[:limit].decode("utf-8", "replace") if isinstance(body, bytes) else str(body)[:limit]
+    return text.replace("\x00", "\\x00")
 
 
 class Source:

@@ -4,6 +4,7 @@
     server.set_ads(make_raw_ads(60))          # newest first, like sort=1
     server.top_ads = [make_raw_ad(top=True)]  # pinned above page 1
     server.fail_next(status=503, times=2)     # or status=429, retry_after=1
+    server.fail_page(2, status=503)           # every request for page 2 fails
     server.mode = "html_challenge"            # "ok" | "html_challenge" | "garbage" | "wrong_json"
     server.latency_s = 0.2
     server.base_url, server.requests, server.connections, server.search_requests()
@@ -75,7 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(404, b"")
         if "x-wh-client" not in request.headers:
             return self._send(400, b"")
-        failure = fake.take_failure()
+        failure = fake.take_failure(request)
         if failure is not None:
             status, retry_after, body = failure
             headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
@@ -109,6 +110,7 @@ class FakeWillhaben:
         self.requests = []
         self.connections = 0
         self._failures = []
+        self._page_failures = {}
         self._httpd = None
 
     def start(self):
@@ -140,8 +142,19 @@ class FakeWillhaben:
         with self.lock:
             self._failures += [(status, retry_after, body)] * times
 
-    def take_failure(self):
+    def fail_page(self, page, status=503):
+        """Answer every request for `page` with `status` (a failure in the middle of a run)."""
         with self.lock:
+            self._page_failures[str(page)] = status
+
+    def clear_page_failures(self):
+        with self.lock:
+            self._page_failures.clear()
+
+    def take_failure(self, request):
+        with self.lock:
+            if request.param("page") in self._page_failures:
+                return self._page_failures[request.param("page")], None, b""
             return self._failures.pop(0) if self._failures else None
 
     def reset_counters(self):

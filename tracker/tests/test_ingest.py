@@ -1,0 +1,143 @@
+"""Bulk ingest of parsed ads: upsert, price history, links and outbox rows."""
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from notifications.models import Notification, TelegramChat
+from scraping.sources.base import ParsedAd
+from tests.factories import make_chat, make_keyword, make_subscription
+from tracker.ingest import Status, ingest_page, passes_filters
+from tracker.models import Ad, KeywordAd, PriceChange
+
+pytestmark = pytest.mark.django_db
+T0 = datetime(2025, 6, 1, 12, tzinfo=UTC)
+
+
+def parsed(n, *, price="100", start=0, title="Grafikkarte"):
+    return [
+        ParsedAd(
+            external_id=str(5000 + start + i),
+            title=f"{title} {start + i}",
+            price=None if price is None else Decimal(price),
+            url=f"https://www.willhaben.at/iad/x-{5000 + start + i}/",
+            published_at=T0 - timedelta(minutes=start + i),
+        )
+        for i in range(n)
+    ]
+
+
+def test_upserts_every_ad_and_links_new_ones():
+    keyword = make_keyword()
+    result = ingest_page(keyword, parsed(30), source="willhaben")
+    assert (result.ads_seen, result.ads_new) == (30, 30)
+    assert Ad.objects.count() == 30 and KeywordAd.objects.count() == 30
+    again = ingest_page(keyword, parsed(30), source="willhaben")
+    assert (again.ads_new, again.price_changes, again.notifications) == (0, 0, 0)
+    assert Ad.objects.count() == 30
+
+
+def test_query_count_does_not_grow_with_the_page():
+    keyword = make_keyword()
+    make_subscription(keyword=keyword)
+    ingest_page(keyword, parsed(5), source="willhaben")
+    with CaptureQueriesContext(connection) as small:
+        ingest_page(keyword, parsed(5, start=100), source="willhaben")
+    with CaptureQueriesContext(connection) as large:
+        ingest_page(keyword, parsed(150, start=200), source="willhaben")
+    # A constant number of statements; SQLite's 999-parameter limit may split the big INSERTs in batches.
+    assert len(small) <= 10
+    assert len(large) <= len(small) + 4
+
+
+def test_update_refreshes_fields_but_keeps_first_seen():
+    keyword = make_keyword()
+    ingest_page(keyword, parsed(1), source="willhaben", now=T0)
+    renamed = [ParsedAd(**{**parsed(1)[0].__dict__, "title": "Renamed"})]
+    ingest_page(keyword, renamed, source="willhaben", now=T0 + timedelta(hours=1))
+    ad = Ad.objects.get()
+    assert ad.title == "Renamed" and ad.first_seen_at == T0 and ad.last_seen_at == T0 + timedelta(hours=1)
+
+
+def test_price_drop_and_rise_history_with_one_drop_notification():
+    keyword = make_keyword()
+    sub = make_subscription(keyword=keyword)
+    ingest_page(keyword, parsed(2), source="willhaben", notify=False)
+    ads = parsed(2)
+    ads = [ParsedAd(**{**ads[0].__dict__, "price": Decimal("90")}), ParsedAd(**{**ads[1].__dict__, "price": Decimal("120")})]
+    result = ingest_page(keyword, ads, source="willhaben")
+    assert (result.price_drops, result.price_changes) == (1, 2)
+    assert sorted((c.old_price, c.new_price) for c in PriceChange.objects.all()) == [
+        (Decimal("100.00"), Decimal("90.00")),
+        (Decimal("100.00"), Decimal("120.00")),
+    ]
+    note = Notification.objects.get()
+    assert (note.chat_id, note.kind, note.keyword) == (sub.chat_id, "price_drop", keyword)
+    assert (note.price, note.old_price) == (Decimal("90"), Decimal("100"))
+    assert result.statuses[ads[0].external_id] == Status.PRICE_DROP
+
+
+def test_price_to_and_from_on_request_is_history_not_a_drop():
+    keyword = make_keyword()
+    make_subscription(keyword=keyword)
+    ingest_page(keyword, parsed(1), source="willhaben")
+    result = ingest_page(keyword, parsed(1, price=None), source="willhaben")
+    assert (result.price_changes, result.price_drops, result.notifications) == (1, 0, 0)
+    assert PriceChange.objects.get().new_price is None
+
+
+def test_filtered_ads_are_stored_but_not_linked_or_notified():
+    keyword = make_keyword(price_min=Decimal("50"), price_max=Decimal("99.99"), excluded_words="defekt, Bastler")
+    make_subscription(keyword=keyword)
+    ads = [
+        *parsed(1, price="99.99", start=0),
+        *parsed(1, price="100.00", start=1),
+        *parsed(1, price=None, start=2),
+        *parsed(1, price="60", start=3, title="GPU DEFEKT"),
+        *parsed(1, price="60", start=4, title="für bastler"),
+    ]
+    result = ingest_page(keyword, ads, source="willhaben", notify=True)
+    assert Ad.objects.count() == 5
+    assert list(KeywordAd.objects.values_list("ad__external_id", flat=True)) == ["5000"]
+    assert result.ads_new == 1 and Notification.objects.count() == 1
+    assert [passes_filters(keyword, a) for a in ads] == [True, False, False, False, False]
+
+
+def test_only_active_unmuted_subscribers_get_rows():
+    keyword = make_keyword()
+    active = make_subscription(keyword=keyword)
+    make_subscription(keyword=keyword, chat=make_chat(status=TelegramChat.Status.BLOCKED))
+    make_subscription(keyword=keyword, chat=make_chat(status=TelegramChat.Status.PENDING))
+    make_subscription(keyword=keyword, muted_until=timezone.now() + timedelta(hours=1))
+    ingest_page(keyword, parsed(3), source="willhaben")
+    assert set(Notification.objects.values_list("chat_id", flat=True)) == {active.chat_id}
+    assert Notification.objects.count() == 3
+
+
+def test_two_keywords_of_one_chat_notify_the_ad_once():
+    chat = make_chat()
+    first, second = make_keyword(query="rtx"), make_keyword(query="grafikkarte")
+    make_subscription(chat=chat, keyword=first)
+    make_subscription(chat=chat, keyword=second)
+    ingest_page(first, parsed(4), source="willhaben")
+    ingest_page(second, parsed(4), source="willhaben")
+    assert Notification.objects.filter(chat=chat).count() == 4
+    assert KeywordAd.objects.count() == 8
+
+
+def test_notify_false_links_without_outbox_rows():
+    keyword = make_keyword()
+    make_subscription(keyword=keyword)
+    result = ingest_page(keyword, parsed(3), source="willhaben", notify=False)
+    assert result.ads_new == 3 and Notification.objects.count() == 0
+
+
+def test_duplicate_ads_in_one_page_are_stored_once():
+    keyword = make_keyword()
+    ad = parsed(1)
+    assert ingest_page(keyword, ad + ad, source="willhaben").ads_seen == 1
+    assert Ad.objects.count() == 1
