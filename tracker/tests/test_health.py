@@ -136,3 +136,15 @@ def test_health_needs_no_token_and_reveals_no_secret(client, seeded, settings):
     assert response.status_code == 200
     assert "stats-secret" not in response.content.decode()
     assert TOKEN not in response.content.decode()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_postgres_check_runs_under_a_statement_timeout(client, django_assert_max_num_queries):
+    # Outside a test transaction the check sets its own statement_timeout (SET LOCAL inside a short transaction).
+    assert not connection.in_atomic_block
+    Heartbeat.beat("scheduler")
+    with django_assert_max_num_queries(4) as captured:
+        status, body = get_health(client)
+    assert status == 200
+    assert any("statement_timeout" in q["sql"] for q in captured.captured_queries)
