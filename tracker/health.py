@@ -21,7 +21,7 @@ import logging
 from contextlib import contextmanager
 
 from django.conf import settings
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, connection
 from django.db.models import Count, Min, Q
 from django.utils import timezone
 
@@ -68,22 +68,11 @@ def _short_connect_timeout():
         connection.settings_dict = original
 
 
-def _select_one():
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql" and not connection.in_atomic_block:
-            # A database that accepts connections but hangs (locks, overload) must not hang /health.
-            with transaction.atomic():
-                cursor.execute("SET LOCAL statement_timeout = %s", [settings.HEALTHCHECK_DB_TIMEOUT_S * 1000])
-                cursor.execute("SELECT 1")
-                return cursor.fetchone() == (1,)
-        cursor.execute("SELECT 1")
-        return cursor.fetchone() == (1,)
-
-
 def database_answers():
     try:
-        with _short_connect_timeout():
-            return _select_one()
+        with _short_connect_timeout(), connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            return cursor.fetchone() == (1,)
     except DatabaseError as exc:
         logger.warning("health: database check failed: %s", exc)
         return False
