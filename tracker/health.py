@@ -9,7 +9,7 @@ bot's /health. Checks, in order (the first failing one names the reason):
 2. the scheduler heartbeat is younger than HEALTHCHECK_SCHEDULER_STALE_S
    -> `scheduler_stale_last_run_<N>s`, or `scheduler_never_ran` once this
    process has been up longer than the threshold (a fresh install gets that
-   long for the first tick);
+   long for the first tick; `manage.py status` and `--check` give no grace);
 3. with a bot token: the bot heartbeat is younger than HEALTHCHECK_BOT_STALE_S
    -> `bot_stale_last_run_<N>s` / `bot_never_ran` (same grace rule).
 
@@ -35,6 +35,7 @@ STARTED_AT = timezone.now()
 
 SCHEDULER = "scheduler"
 BOT = "bot"
+STALE_SETTINGS = {SCHEDULER: "HEALTHCHECK_SCHEDULER_STALE_S", BOT: "HEALTHCHECK_BOT_STALE_S"}
 
 
 def sending_paused():
@@ -121,17 +122,27 @@ def _iso(moment):
     return moment.isoformat() if moment else None
 
 
+def _problem(name, age, uptime):
+    """Grace only while this long-running process is younger than the threshold (uptime None: none)."""
+    stale_s = getattr(settings, STALE_SETTINGS[name])
+    return heartbeat_problem(name, age, stale_s, in_grace=uptime is not None and uptime < stale_s)
+
+
 def _unreachable_report(base):
     return {**base, "status": "unhealthy", "reason": "database_unreachable", "problems": ["database_unreachable"], "db_connected": False}
 
 
-def health_report(now=None):
-    """The verdict as a JSON-ready dict: "status" is "ok" or "unhealthy" (then "reason" is the slug)."""
+def health_report(now=None, grace=True):
+    """The verdict as a JSON-ready dict: "status" is "ok" or "unhealthy" (then "reason" is the slug).
+
+    `grace=False` for one-shot processes (`manage.py status`), whose own uptime says nothing
+    about how long the scheduler and bot have had to beat.
+    """
     now = now or timezone.now()
-    uptime = uptime_seconds(now)
+    uptime = uptime_seconds(now) if grace else None
     paused = sending_paused()
     base = {
-        "uptime_seconds": uptime,
+        "uptime_seconds": uptime_seconds(now),
         "sending_paused": paused,
         "scheduler_last_run": None,
         "scheduler_age_s": None,
@@ -142,11 +153,9 @@ def health_report(now=None):
         return _unreachable_report(base)
     beats = last_beats()
     scheduler_age, bot_age = age_s(beats[SCHEDULER], now), age_s(beats[BOT], now)
-    problems = [
-        heartbeat_problem(SCHEDULER, scheduler_age, settings.HEALTHCHECK_SCHEDULER_STALE_S, uptime < settings.HEALTHCHECK_SCHEDULER_STALE_S)
-    ]
+    problems = [_problem(SCHEDULER, scheduler_age, uptime)]
     if not paused:
-        problems.append(heartbeat_problem(BOT, bot_age, settings.HEALTHCHECK_BOT_STALE_S, uptime < settings.HEALTHCHECK_BOT_STALE_S))
+        problems.append(_problem(BOT, bot_age, uptime))
         base["telegram_polling"] = bot_age is not None and bot_age <= settings.HEALTHCHECK_BOT_STALE_S
     problems = [p for p in problems if p]
     report = {
@@ -162,8 +171,6 @@ def health_report(now=None):
         report["reason"] = problems[0]
     return report
 
-
-STALE_SETTINGS = {SCHEDULER: "HEALTHCHECK_SCHEDULER_STALE_S", BOT: "HEALTHCHECK_BOT_STALE_S"}
 
 
 def process_problem(name, now=None):

@@ -136,3 +136,10 @@ def test_check_web_when_nothing_listens():
     code, _, err = run_status("--check", "web", "--url", "http://127.0.0.1:9/health")
     assert code == 1
     assert "web_unreachable" in err
+
+
+def test_table_gives_no_grace_to_a_scheduler_that_never_ran(db, clock):
+    # This process just started, but that says nothing about the scheduler: no beat at all is unhealthy.
+    code, out, _ = run_status()
+    assert code == 1
+    assert "UNHEALTHY (scheduler_never_ran)" in out
