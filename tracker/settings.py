@@ -183,6 +183,16 @@ TELEGRAM_API_BASE_URL = env.str("TELEGRAM_API_BASE_URL", default="https://api.te
 
 # --- Health and stats --------------------------------------------------------
 
+# The tick beats every minute: three missed ticks make the scheduler stale.
+HEALTHCHECK_SCHEDULER_STALE_S = env.int("HEALTHCHECK_SCHEDULER_STALE_S", default=180)
+HEALTHCHECK_BOT_STALE_S = env.int("HEALTHCHECK_BOT_STALE_S", default=180)
+# /health must answer within 3 s even when the database is gone, so its
+# connection attempt gets a shorter bound than DB_CONNECT_TIMEOUT_S
+# (PostgreSQL only; libpq does not accept less than 2 s).
+HEALTHCHECK_DB_TIMEOUT_S = env.int("HEALTHCHECK_DB_TIMEOUT_S", default=2)
+# When set, /stats and /metrics require "Authorization: Bearer <token>".
+STATS_TOKEN = env.str("STATS_TOKEN", default="")
+
 # (end of health settings)
 
 # --- Logging ---------------------------------------------------------------
