@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import threading
+import warnings
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -20,10 +21,13 @@ from telegram import Bot
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 from telegram.request import HTTPXRequest
+from telegram.warnings import PTBDeprecationWarning
 
 from tracker.log_filters import redact
 
 logger = logging.getLogger(__name__)
+# PTB 22 itself reads RetryAfter.retry_after when building the error; we accept int and timedelta (_seconds).
+warnings.filterwarnings("ignore", message=".*retry_after.*", category=PTBDeprecationWarning)
 
 # BadRequest descriptions that mean the chat itself is gone for us.
 CHAT_GONE = ("chat not found", "bot was kicked", "bot was blocked", "user is deactivated", "have no rights", "not enough rights")
@@ -176,9 +180,7 @@ def _is_chat_gone(exc: TelegramError) -> bool:
 def to_delivery_error(exc: TelegramError) -> DeliveryError:
     reason = redact(f"{type(exc).__name__}: {exc.message}")
     if isinstance(exc, RetryAfter):
-        delay = exc.retry_after
-        seconds = delay if isinstance(delay, int | float) else delay.total_seconds()
-        return DeliveryError(reason, retry_after=float(seconds))
+        return DeliveryError(reason, retry_after=_seconds(exc))
     if isinstance(exc, ChatMigrated):
         return DeliveryError(reason, migrate_to_chat_id=int(exc.new_chat_id))
     if _is_chat_gone(exc):
@@ -187,3 +189,11 @@ def to_delivery_error(exc: TelegramError) -> DeliveryError:
         return DeliveryError(reason, permanent=True)
     # TimedOut, NetworkError (5xx, connection errors), InvalidToken, Conflict: the service, not the message.
     return DeliveryError(reason)
+
+
+def _seconds(exc: RetryAfter) -> float:
+    # PTB 22 warns that retry_after becomes a timedelta in v23; accept both.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        delay = exc.retry_after
+    return float(delay if isinstance(delay, int | float) else delay.total_seconds())
