@@ -17,7 +17,8 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db.models import Count
+from django.db.models import Count, F, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from notifications import telegram
@@ -96,7 +97,15 @@ def build_plan(now, limit) -> "OrderedDict[int, deque[Unit]]":
         rows = sendable.filter(chat_id=chat_pk).order_by("next_attempt_at", "pk").values_list("pk", "chat__chat_id")[:DIGEST_MAX_ITEMS]
         rows = list(rows)
         plan.setdefault(rows[0][1], deque()).append(Unit(rows[0][1], [pk for pk, _ in rows], backlog))
-    singles = sendable.exclude(chat_id__in=backlogs).order_by("next_attempt_at", "pk").values_list("pk", "chat__chat_id")[:limit]
+    # Oldest row of every chat first, then every chat's second, …: a batch spreads over chats,
+    # so per-chat pacing never idles the sender while other chats wait.
+    turn = Window(RowNumber(), partition_by=[F("chat_id")], order_by=[F("next_attempt_at").asc(), F("pk").asc()])
+    singles = (
+        sendable.exclude(chat_id__in=backlogs)
+        .annotate(turn=turn)
+        .order_by("turn", "next_attempt_at", "pk")
+        .values_list("pk", "chat__chat_id")[:limit]
+    )
     for pk, chat_id in singles:
         plan.setdefault(chat_id, deque()).append(Unit(chat_id, [pk]))
     return plan
@@ -158,13 +167,16 @@ def _deliver(unit) -> Outcome:
 def _send(chat, rendered):
     """Sends, following one group → supergroup migration."""
     for _ in range(2):
-        pacer().record(chat.chat_id)
         try:
             return telegram.send_message(chat.chat_id, rendered.html, photo_url=rendered.photo_url, plain_text=rendered.plain)
         except DeliveryError as err:
             if err.migrate_to_chat_id is None:
                 raise
             chat.migrate_to(err.migrate_to_chat_id)
+        finally:
+            # Counted when the answer is in: Telegram has received it by then, so the
+            # next slot is measured from no earlier than its arrival there.
+            pacer().record(chat.chat_id)
     raise DeliveryError("chat migrated again right after migrating")
 
 

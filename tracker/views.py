@@ -7,6 +7,8 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from notifications.telegram import sending_paused
+
 logger = logging.getLogger(__name__)
 
 
@@ -25,4 +27,5 @@ def database_answers():
 def health(request):
     if not database_answers():
         return JsonResponse({"status": "unhealthy", "reason": "database_unreachable", "db_connected": False}, status=503)
-    return JsonResponse({"status": "ok", "db_connected": True})
+    # No bot token pauses sending (rows stay queued); it is reported, not unhealthy.
+    return JsonResponse({"status": "ok", "db_connected": True, "sending_paused": sending_paused()})
