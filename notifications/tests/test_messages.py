@@ -37,7 +37,7 @@ def test_price_drop_shows_was_now_percent_and_lowest_seen():
 
 
 def test_long_title_is_shortened_to_fit_a_caption():
-    ad = make_ad(title="x" * 3000, image_url="https://img.example/a.jpg")
+    ad = make_ad(title="x" * 500, url="https://example.invalid/" + "p" * 700, image_url="https://img.example/a.jpg")
     r = render(make_notification(ad=ad))
     assert len(r.html) <= CAPTION_LIMIT and len(r.plain) <= CAPTION_LIMIT
     assert "…" in r.html and r.html.count("<b>") == r.html.count("</b>")
