@@ -36,7 +36,15 @@ def rendered(record):
     return "\n".join(parts)
 
 
-def test_no_record_contains_the_token_on_any_path(secret_server, caplog, time_machine):
+def only_capture_handlers(monkeypatch, caplog):
+    """The console handler's filter redacts records in place; without it the records
+    caplog sees prove that redaction happens for *every* handler, not just ours."""
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", [h for h in root.handlers if isinstance(h, type(caplog.handler))])
+
+
+def test_no_record_contains_the_token_on_any_path(secret_server, caplog, time_machine, monkeypatch):
+    only_capture_handlers(monkeypatch, caplog)
     for name in ("", "httpx", "httpcore", "telegram", "notifications", "tracker"):
         caplog.set_level(logging.DEBUG, logger=name)
     time_machine.move_to(timezone.now(), tick=False)
