@@ -26,6 +26,7 @@ from django.db.models import Count, Min, Q
 from django.utils import timezone
 
 from notifications.models import Notification
+from notifications.telegram import sending_paused
 from scraping.models import Heartbeat
 
 logger = logging.getLogger(__name__)
@@ -36,14 +37,6 @@ STARTED_AT = timezone.now()
 SCHEDULER = "scheduler"
 BOT = "bot"
 STALE_SETTINGS = {SCHEDULER: "HEALTHCHECK_SCHEDULER_STALE_S", BOT: "HEALTHCHECK_BOT_STALE_S"}
-
-
-def sending_paused():
-    """True when notifications are queued but not sent.
-
-    Stand-in for notifications.telegram.sending_paused() (issue 4): swap at merge time.
-    """
-    return not settings.TELEGRAM_BOT_TOKEN
 
 
 def uptime_seconds(now=None):
