@@ -1,4 +1,4 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
 from notifications.models import Notification, Subscription, TelegramChat
 
@@ -11,7 +11,7 @@ class SubscriptionInline(admin.TabularInline):
 
 @admin.register(TelegramChat)
 class TelegramChatAdmin(admin.ModelAdmin):
-    list_display = ["chat_id", "title", "username", "status", "is_admin", "muted_until", "created_at"]
+    list_display = ["chat_id", "title", "username", "status", "status_reason", "is_admin", "muted_until", "created_at"]
     list_filter = ["status", "is_admin"]
     search_fields = ["chat_id", "title", "username"]
     readonly_fields = ["created_at"]
@@ -29,11 +29,29 @@ class SubscriptionAdmin(admin.ModelAdmin):
 
 @admin.register(Notification)
 class NotificationAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "chat", "ad", "price", "status", "attempts", "next_attempt_at", "sent_at"]
+    """The outbox: what waits, what failed and why; retry or cancel by hand."""
+
+    list_display = ["id", "kind", "chat", "ad", "price", "status", "attempts", "next_attempt_at", "short_error", "sent_at"]
     list_select_related = ["chat", "ad"]
-    list_filter = ["status", "kind"]
+    list_filter = ["status", "kind", ("chat", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["ad__title", "chat__title", "last_error"]
     readonly_fields = [f.name for f in Notification._meta.fields]
+    actions = ["retry_now", "cancel"]
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description="last error")
+    def short_error(self, obj):
+        return obj.last_error[:120]
+
+    @admin.action(description="Retry now (dead or pending → pending, due now)")
+    def retry_now(self, request, queryset):
+        done = sum(n.retry_now() for n in queryset)
+        self.message_user(request, f"{done} notification(s) queued to send now; {queryset.count() - done} skipped (sent or cancelled).")
+
+    @admin.action(description="Cancel (pending only)")
+    def cancel(self, request, queryset):
+        done = sum(n.cancel(f"cancelled by {request.user}") for n in queryset)
+        level = messages.SUCCESS if done else messages.WARNING
+        self.message_user(request, f"{done} pending notification(s) cancelled.", level)

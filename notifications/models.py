@@ -1,11 +1,16 @@
 """Telegram chats, their subscriptions, and the notification outbox."""
 
+import logging
+import uuid
+from datetime import timedelta
 from decimal import Decimal
 
-from django.db import models
-from django.db.models import F, Q, Value
+from django.db import connection, models, transaction
+from django.db.models import Exists, F, OuterRef, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+
+logger = logging.getLogger(__name__)
 
 # Stands in for a NULL ("price on request") price in the outbox's unique key:
 # NULLs never collide in a unique index, so without it duplicates slip through.
@@ -47,6 +52,21 @@ class TelegramChat(models.Model):
     def is_muted(self, now=None):
         return self.muted_until is not None and self.muted_until > (now or timezone.now())
 
+    def block(self, reason):
+        """Telegram refuses this chat for good: stop sending and cancel what is queued."""
+        self.status = self.Status.BLOCKED
+        self.status_reason = reason[:200]
+        self.save(update_fields=["status", "status_reason"])
+        cancelled = self.notifications.pending().update(status=Notification.Status.CANCELLED, last_error=f"chat blocked: {reason}")
+        logger.warning("notifications: chat %s blocked (%s); %d queued notifications cancelled", self.chat_id, reason, cancelled)
+        return cancelled
+
+    def migrate_to(self, new_chat_id):
+        """The group became a supergroup with a new id (Telegram's ChatMigrated)."""
+        logger.info("notifications: chat %s migrated to %s", self.chat_id, new_chat_id)
+        self.chat_id = new_chat_id
+        self.save(update_fields=["chat_id"])
+
 
 class Subscription(models.Model):
     chat = models.ForeignKey(TelegramChat, on_delete=models.CASCADE, related_name="subscriptions")
@@ -65,6 +85,11 @@ class Subscription(models.Model):
         return f"{self.chat} ← {self.keyword}"
 
 
+# After failures 1-5 the next attempt waits this long; failure 6 makes the row dead.
+BACKOFF = tuple(timedelta(minutes=m) for m in (1, 2, 4, 8, 16))
+MAX_ATTEMPTS = len(BACKOFF) + 1
+
+
 class NotificationQuerySet(models.QuerySet):
     def pending(self):
         return self.filter(status=Notification.Status.PENDING)
@@ -72,6 +97,48 @@ class NotificationQuerySet(models.QuerySet):
     def due(self, now=None):
         """Pending rows whose next attempt has come."""
         return self.pending().filter(next_attempt_at__lte=now or timezone.now())
+
+    def sendable(self, now):
+        """Due rows the sender may take now: active, unmuted chats and keywords, attempts left."""
+        keyword_muted = Subscription.objects.filter(chat=OuterRef("chat"), keyword=OuterRef("keyword"), muted_until__gt=now)
+        return (
+            self.due(now)
+            .filter(chat__status=TelegramChat.Status.ACTIVE, attempts__lt=MAX_ATTEMPTS)
+            .exclude(chat__muted_until__gt=now)
+            .exclude(Exists(keyword_muted))
+        )
+
+    def claim(self, pk, now, lease_seconds):
+        """Takes one due row for sending, or returns None if another worker has it.
+
+        The claim counts as an attempt and hides the row for the lease: if this process
+        dies before recording the outcome, the row is due again when the lease ends.
+        """
+        token = uuid.uuid4().hex
+        candidate = self.filter(pk=pk, status=Notification.Status.PENDING, next_attempt_at__lte=now)
+        with transaction.atomic():
+            if connection.features.has_select_for_update_skip_locked and not candidate.select_for_update(skip_locked=True).exists():
+                return None
+            claimed = candidate.update(
+                attempts=F("attempts") + 1,
+                next_attempt_at=now + timedelta(seconds=lease_seconds),
+                claimed_at=now,
+                claim_token=token,
+            )
+        if not claimed:
+            return None
+        return self.select_related("chat", "ad", "keyword").get(pk=pk)
+
+    def expire_exhausted(self, now):
+        """Rows whose every attempt was claimed but never answered (the sender died mid-send)."""
+        rows = self.due(now).filter(attempts__gte=MAX_ATTEMPTS)
+        for n in rows.select_related("chat"):
+            n._finish(Notification.Status.DEAD, f"no outcome recorded after {n.attempts} attempts (sender crashed?)")
+            logger.error("notifications: notification %s to chat %s (ad %s) is dead: %s", n.pk, n.chat.chat_id, n.ad_id, n.last_error)
+
+    def cancel_for_inactive_chats(self):
+        gone = [TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED]
+        return self.pending().filter(chat__status__in=gone).update(status=Notification.Status.CANCELLED, last_error="chat not active")
 
 
 class Notification(models.Model):
@@ -106,6 +173,11 @@ class Notification(models.Model):
     last_error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
     sent_at = models.DateTimeField(null=True, blank=True)
+    # Set by claim(): who holds the row while it is being sent (see NOTIFY_CLAIM_LEASE_S).
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    claim_token = models.CharField(max_length=32, blank=True, default="")
+    # Telegram's id of the delivered message (for later edits, e.g. inline buttons).
+    message_id = models.BigIntegerField(null=True, blank=True)
 
     objects = NotificationQuerySet.as_manager()
 
@@ -135,3 +207,56 @@ class Notification(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} → {self.chat} ({self.status})"
+
+    def _finish(self, status, error="", **fields):
+        """Records an outcome, but only while this row is still ours (our claim token)."""
+        fields.update(status=status, last_error=error[:2000])
+        updated = Notification.objects.filter(pk=self.pk, claim_token=self.claim_token).update(**fields)
+        for name, value in fields.items():
+            setattr(self, name, value)
+        if not updated:
+            logger.warning("notifications: notification %s was reclaimed before its outcome (%s) was recorded", self.pk, status)
+        return bool(updated)
+
+    def mark_sent(self, message_id=None, now=None):
+        return self._finish(self.Status.SENT, sent_at=now or timezone.now(), message_id=message_id)
+
+    def mark_failed(self, error, now=None):
+        """A transient failure: back off, or give up after the last retry."""
+        now = now or timezone.now()
+        if self.attempts >= MAX_ATTEMPTS:
+            return self.mark_dead(error)
+        delay = BACKOFF[max(self.attempts, 1) - 1]
+        logger.warning("notifications: notification %s to chat %s failed (attempt %d), retry in %s: %s",
+                       self.pk, self.chat.chat_id, self.attempts, delay, error)
+        return self._finish(self.Status.PENDING, error, next_attempt_at=now + delay)
+
+    def mark_dead(self, error):
+        logger.error("notifications: notification %s to chat %s (ad %s) is dead after %d attempts: %s",
+                     self.pk, self.chat.chat_id, self.ad_id, self.attempts, error)
+        return self._finish(self.Status.DEAD, error)
+
+    def defer(self, seconds, error, now=None):
+        """Telegram's flood control (429): wait as told; this attempt does not count."""
+        now = now or timezone.now()
+        retry_at = now + timedelta(seconds=seconds)
+        return self._finish(self.Status.PENDING, error, next_attempt_at=retry_at, attempts=max(self.attempts - 1, 0))
+
+    def release(self):
+        """Gives a claimed row back untouched (claimed, then not sent in this round)."""
+        return self._finish(self.Status.PENDING, self.last_error, next_attempt_at=timezone.now(), attempts=max(self.attempts - 1, 0))
+
+    def retry_now(self):
+        """Operator action: a dead or pending row gets a fresh set of attempts, due now."""
+        if self.status not in (self.Status.DEAD, self.Status.PENDING):
+            return False
+        Notification.objects.filter(pk=self.pk, status=self.status).update(
+            status=self.Status.PENDING, attempts=0, next_attempt_at=timezone.now(), claim_token=""
+        )
+        return True
+
+    def cancel(self, reason="cancelled by operator"):
+        if self.status != self.Status.PENDING:
+            return False
+        rows = Notification.objects.filter(pk=self.pk, status=self.Status.PENDING)
+        return bool(rows.update(status=self.Status.CANCELLED, last_error=reason))

@@ -12,7 +12,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from notifications.alerts import alert_admins
+from notifications.alerts import enqueue_admin_alert
 from scraping.sources import UnknownSource, get_handler
 from tracker.models import Keyword
 
@@ -45,8 +45,8 @@ def check_credentials(now=None):
         when = f"{timezone.localtime(expiry):%Y-%m-%d %H:%M}"
         if expiry <= now:
             logger.error("credentials of source %s expired at %s: its keywords are skipped", slug, when)
-            alert_admins(f"credentials_expired:{slug}:{day}", f"⛔ The {slug} credentials expired at {when}. "
+            enqueue_admin_alert(f"credentials_expired:{slug}:{day}", f"⛔ The {slug} credentials expired at {when}. "
                          f"Its keywords are skipped (source_unavailable) until they are renewed.")
         else:
             logger.warning("credentials of source %s expire at %s", slug, when)
-            alert_admins(f"credentials_expiring:{slug}:{day}", f"⚠️ The {slug} credentials expire at {when}. Renew them before then.")
+            enqueue_admin_alert(f"credentials_expiring:{slug}:{day}", f"⚠️ The {slug} credentials expire at {when}. Renew them before then.")

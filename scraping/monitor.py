@@ -6,7 +6,7 @@ import logging
 from django.conf import settings
 from django.utils import timezone
 
-from notifications.alerts import alert_admins
+from notifications.alerts import enqueue_admin_alert
 from scraping.models import ScrapeRun
 from tracker.models import Keyword
 
@@ -34,7 +34,7 @@ def _open(keyword, now, streak):
         return
     keyword.zero_result_alert_at = now
     logger.error("keyword %s (%s) found no ads in its last %d runs", keyword.pk, keyword.display_name, streak)
-    alert_admins(
+    enqueue_admin_alert(
         f"zero_results:{keyword.pk}:{now.isoformat()}",
         f"🔎 Keyword #{keyword.pk} “{keyword.display_name}” found no ads in its last {streak} runs. "
         "Check the query in the admin; the site may have changed or blocked us.",

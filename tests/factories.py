@@ -41,5 +41,5 @@ def make_notification(**kw):
     kw.setdefault("chat", kw.get("chat") or make_chat())
     kw.setdefault("ad", kw.get("ad") or make_ad())
     kw.setdefault("kind", Notification.Kind.NEW)
-    kw.setdefault("price", kw["ad"].price)
+    kw.setdefault("price", kw["ad"].price if kw["ad"] else None)
     return Notification.objects.create(**kw)

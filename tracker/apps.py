@@ -6,4 +6,5 @@ class TrackerConfig(AppConfig):
     verbose_name = "Tracker"
 
     def ready(self):
-        from tracker import checks  # noqa: F401  (registers the system checks)
+        # Registers the system checks; records the process start time for uptime.
+        from tracker import checks, health  # noqa: F401

@@ -185,11 +185,32 @@ COOKIE_EXPIRY_WARN_DAYS = env.int("COOKIE_EXPIRY_WARN_DAYS", default=5)
 
 TELEGRAM_BOT_TOKEN = env.str("TELEGRAM_BOT_TOKEN", default="")
 TELEGRAM_API_BASE_URL = env.str("TELEGRAM_API_BASE_URL", default="https://api.telegram.org")
+# Connect/read/write timeout of one Bot API call; must stay well below NOTIFY_CLAIM_LEASE_S.
+TELEGRAM_TIMEOUT_S = env.float("TELEGRAM_TIMEOUT_S", default=10.0)
+# Telegram allows ~30 messages/s per bot; staying below it means normal operation never meets a 429.
+TELEGRAM_MAX_PER_SECOND = env.int("TELEGRAM_MAX_PER_SECOND", default=25)
+# Rows one process_queue() call sends at most, and the wall-time it may spend pacing them.
+NOTIFY_BATCH = env.int("NOTIFY_BATCH", default=50)
+NOTIFY_MAX_SECONDS = env.float("NOTIFY_MAX_SECONDS", default=50.0)
+# More due rows than this for one chat are sent as one digest message instead of a flood.
+NOTIFY_DIGEST_THRESHOLD = env.int("NOTIFY_DIGEST_THRESHOLD", default=20)
+# A claimed row is hidden this long; if the sender dies mid-send it becomes due again afterwards.
+NOTIFY_CLAIM_LEASE_S = env.int("NOTIFY_CLAIM_LEASE_S", default=120)
 
 # (end of notification settings)
 
 
 # --- Health and stats --------------------------------------------------------
+
+# The tick beats every minute: three missed ticks make the scheduler stale.
+HEALTHCHECK_SCHEDULER_STALE_S = env.int("HEALTHCHECK_SCHEDULER_STALE_S", default=180)
+HEALTHCHECK_BOT_STALE_S = env.int("HEALTHCHECK_BOT_STALE_S", default=180)
+# /health must answer within 3 s even when the database is gone, so its
+# connection attempt gets a shorter bound than DB_CONNECT_TIMEOUT_S
+# (PostgreSQL only; libpq does not accept less than 2 s).
+HEALTHCHECK_DB_TIMEOUT_S = env.int("HEALTHCHECK_DB_TIMEOUT_S", default=2)
+# When set, /stats and /metrics require "Authorization: Bearer <token>".
+STATS_TOKEN = env.str("STATS_TOKEN", default="")
 
 # (end of health settings)
 

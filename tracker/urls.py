@@ -5,5 +5,7 @@ from tracker import views
 
 urlpatterns = [
     path("health", views.health, name="health"),
+    path("stats", views.stats, name="stats"),
+    path("metrics", views.metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
 ]

@@ -1,28 +1,56 @@
-"""Operational endpoints: /health."""
+"""Operational endpoints: /health, /stats, /metrics. The logic lives in tracker.health, tracker.stats, tracker.metrics."""
 
-import logging
+import hmac
+from functools import wraps
 
-from django.db import DatabaseError, connection
-from django.http import JsonResponse
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-logger = logging.getLogger(__name__)
+from tracker import metrics
+from tracker.health import health_report
+from tracker.stats import collect_stats
 
 
-def database_answers():
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            return cursor.fetchone() == (1,)
-    except DatabaseError as exc:
-        logger.warning("health: database check failed: %s", exc)
-        return False
+def _bearer_token(request):
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def stats_token_required(view):
+    """With STATS_TOKEN set, the view needs "Authorization: Bearer <STATS_TOKEN>"; without it, it is open."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        expected = settings.STATS_TOKEN
+        if expected and not hmac.compare_digest(_bearer_token(request).encode(), expected.encode()):
+            response = JsonResponse({"error": "unauthorized"}, status=401)
+            response["WWW-Authenticate"] = 'Bearer realm="lago"'
+            return response
+        return view(request, *args, **kwargs)
+
+    return wrapped
 
 
 @never_cache
 @require_GET
 def health(request):
-    if not database_answers():
-        return JsonResponse({"status": "unhealthy", "reason": "database_unreachable", "db_connected": False}, status=503)
-    return JsonResponse({"status": "ok", "db_connected": True})
+    report = health_report()
+    return JsonResponse(report, status=200 if report["status"] == "ok" else 503)
+
+
+@never_cache
+@require_GET
+@stats_token_required
+def stats(request):
+    return JsonResponse(collect_stats())
+
+
+@never_cache
+@require_GET
+@stats_token_required
+def metrics_view(request):
+    report = health_report()
+    figures = collect_stats() if report["db_connected"] else None
+    return HttpResponse(metrics.render(report, figures), content_type=metrics.CONTENT_TYPE)

@@ -1,0 +1,93 @@
+"""Benchmark: /health under gunicorn at 200 requests/s for 30 s, load from a second process.
+
+    /work/main/.venv/bin/python bench/health.py        (from the repo root, no arguments)
+
+Reads DATABASE_URL like the product. Without it: a temporary SQLite file,
+migrated and seeded here (50 keywords, 10,000 ads, a day of runs, queue rows).
+With it: migrates, seeds only an empty database, refreshes the scheduler
+heartbeat. Starts gunicorn itself on a free loopback port, runs
+bench/loadgen.py against it, and prints the figures; the last line is JSON.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+GUNICORN = str(Path(sys.executable).parent / "gunicorn")
+RPS, SECONDS = 200, 30
+WORKERS, THREADS = 2, 4
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def product_env(tmp):
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings", "DEBUG": "false", "LOG_LEVEL": "WARNING"}
+    env.setdefault("DATABASE_URL", f"sqlite:///{tmp}/bench.sqlite3")
+    env.setdefault("SECRET_KEY", "bench-only-secret-key-not-for-production")
+    env["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
+    return env
+
+
+def prepare_database(env):
+    subprocess.run([PYTHON, "manage.py", "migrate", "--no-input", "-v", "0"], env=env, cwd=REPO, check=True)
+    subprocess.run([PYTHON, "bench/seed.py"], env=env, cwd=REPO, check=True)
+
+
+def wait_until_up(url, deadline_s=30):
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            raise SystemExit(f"/health answered {exc.code}: {exc.read().decode()}") from exc
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"gunicorn did not answer {url} within {deadline_s} s")
+
+
+def start_gunicorn(env, port):
+    command = [GUNICORN, "tracker.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(WORKERS),
+               "--worker-class", "gthread", "--threads", str(THREADS), "--log-level", "warning"]
+    return subprocess.Popen(command, env=env, cwd=REPO)
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="lago-bench-") as tmp:
+        env = product_env(tmp)
+        prepare_database(env)
+        port = free_port()
+        url = f"http://127.0.0.1:{port}/health"
+        server = start_gunicorn(env, port)
+        try:
+            print("health:", wait_until_up(url))
+            load = subprocess.run([PYTHON, "bench/loadgen.py", url, str(RPS), str(SECONDS)], cwd=REPO, check=True,
+                                  capture_output=True, text=True)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    sys.stderr.write(load.stderr)
+    result = json.loads(load.stdout.strip().splitlines()[-1])
+    engine = env["DATABASE_URL"].split(":", 1)[0]
+    print(f"database: {engine}; gunicorn {WORKERS} workers x {THREADS} threads (gthread); {RPS} req/s for {SECONDS} s, open loop")
+    print(f"requests {result['requests']}, p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms, "
+          f"errors {result['errors']} (goal: p99 < 50 ms)")
+    print(json.dumps({"bench": "health", "rps": result["rps"], "p50_ms": result["p50_ms"], "p99_ms": result["p99_ms"],
+                      "errors": result["errors"]}))
+
+
+if __name__ == "__main__":
+    main()

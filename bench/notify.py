@@ -1,0 +1,116 @@
+"""Benchmark: 600 notifications to 50 chats through the fake Bot API at Telegram's limits.
+
+The fake enforces 30 msg/s overall (sliding one-second window) and 1 msg/s per chat and
+answers 429 beyond them. The sender runs with TELEGRAM_MAX_PER_SECOND=30. Goal: >= 27 msg/s,
+zero 429s, all 600 delivered once.
+
+    .venv/bin/python bench/notify.py          # SQLite in a temporary file
+    DATABASE_URL=postgres://... .venv/bin/python bench/notify.py
+
+The last line is one JSON object.
+"""
+
+import json
+import os
+import sys
+import tempfile
+import time
+from decimal import Decimal
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+CHATS, PER_CHAT, CEILING = 50, 12, 30
+CHAT_ID_BASE = 7_700_000_000  # bench chats live in their own id range and are deleted afterwards
+
+
+def configure(server):
+    tmp = None
+    if not os.environ.get("DATABASE_URL"):
+        tmp = tempfile.NamedTemporaryFile(suffix=".sqlite3", delete=False)
+        os.environ["DATABASE_URL"] = f"sqlite:///{tmp.name}"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
+    os.environ.update(
+        TELEGRAM_BOT_TOKEN=server.token,
+        TELEGRAM_API_BASE_URL=server.base_url,
+        TELEGRAM_MAX_PER_SECOND=str(CEILING),
+        LOG_LEVEL=os.environ.get("LOG_LEVEL", "WARNING"),
+    )
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0, skip_checks=True)
+    return tmp
+
+
+def seed():
+    from notifications.models import Notification, TelegramChat
+    from tracker.models import Ad
+
+    cleanup()
+    chats = TelegramChat.objects.bulk_create(
+        [TelegramChat(chat_id=CHAT_ID_BASE + i, status=TelegramChat.Status.ACTIVE, title=f"bench {i}") for i in range(CHATS)]
+    )
+    ads = Ad.objects.bulk_create(
+        [Ad(source="bench", external_id=str(i), title=f"Bench ad {i}", price=Decimal(100 + i), url=f"https://example.invalid/ad/{i}")
+         for i in range(CHATS * PER_CHAT)]
+    )
+    # Chat-major order: the worst case for a sender that does not interleave chats.
+    rows = [Notification(chat=chats[i // PER_CHAT], ad=ad, kind=Notification.Kind.NEW, price=ad.price) for i, ad in enumerate(ads)]
+    Notification.objects.bulk_create(rows)
+
+
+def cleanup():
+    from notifications.models import TelegramChat
+    from tracker.models import Ad
+
+    Ad.objects.filter(source="bench").delete()
+    TelegramChat.objects.filter(chat_id__gte=CHAT_ID_BASE, chat_id__lt=CHAT_ID_BASE + CHATS).delete()
+
+
+def run():
+    from notifications.models import Notification
+    from notifications.sender import process_queue
+
+    pending = Notification.objects.pending().filter(chat__chat_id__gte=CHAT_ID_BASE)
+    start = time.monotonic()
+    rounds = 0
+    while pending.exists() and time.monotonic() - start < 300:
+        process_queue()
+        rounds += 1
+    return time.monotonic() - start, rounds
+
+
+def main():
+    from tests.fakes.telegram import FakeTelegram
+
+    server = FakeTelegram().start()
+    server.rate_limit(overall=CEILING, per_chat=1)
+    tmp = configure(server)
+    try:
+        seed()
+        elapsed, rounds = run()
+        from notifications.models import Notification
+
+        sent_rows = Notification.objects.filter(chat__chat_id__gte=CHAT_ID_BASE, status=Notification.Status.SENT).count()
+        cleanup()
+    finally:
+        server.stop()
+        if tmp:
+            os.unlink(tmp.name)
+    delivered = len({(m["chat_id"], m["text"]) for m in server.messages})
+    rate = len(server.messages) / elapsed
+    first, last = server.messages[0]["at"], server.messages[-1]["at"]
+    print(f"{len(server.messages)} messages to {CHATS} chats in {elapsed:.2f} s over {rounds} process_queue() calls")
+    print(f"achieved {rate:.2f} msg/s against the {CEILING}/s ceiling ({rate / CEILING:.0%}); "
+          f"first→last message {len(server.messages) / (last - first):.2f} msg/s")
+    print(f"HTTP 429: {server.count_429}; rows marked sent: {sent_rows}; sent twice: {server.sent_twice()}")
+    print(json.dumps({"bench": "notify", "msgs_per_s": round(rate, 2), "http_429": server.count_429,
+                      "delivered": delivered, "sent_twice": server.sent_twice()}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""Send due notifications from the outbox: once, or in a loop with --loop."""
+
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+
+from notifications.messages import render, render_digest
+from notifications.models import Notification
+from notifications.sender import build_plan, process_queue
+from notifications.telegram import sending_paused
+
+
+class Command(BaseCommand):
+    help = "Send due notifications (process_queue once); --loop keeps going, --dry-run prints what would be sent."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--loop", action="store_true", help="keep sending until interrupted")
+        parser.add_argument("--interval", type=float, default=5.0, help="seconds between rounds with --loop (default 5)")
+        parser.add_argument("--limit", type=int, default=None, help=f"messages per round (default NOTIFY_BATCH={settings.NOTIFY_BATCH})")
+        parser.add_argument("--dry-run", action="store_true", help="print what would be sent; send nothing, change nothing")
+
+    def handle(self, *args, loop, interval, limit, dry_run, verbosity, **options):
+        if dry_run:
+            return self.dry_run(limit or settings.NOTIFY_BATCH, verbosity)
+        if sending_paused():
+            self.stderr.write(self.style.WARNING("Sending is paused: TELEGRAM_BOT_TOKEN is not set. Rows stay queued."))
+        while True:
+            sent = process_queue(limit)
+            if verbosity:
+                self.stdout.write(self.style.SUCCESS(f"sent {sent} notification(s)"))
+            if not loop:
+                return
+            try:
+                time.sleep(interval)
+            except KeyboardInterrupt as exc:
+                raise CommandError("interrupted") from exc
+
+    def dry_run(self, limit, verbosity):
+        plan = build_plan(timezone.now(), limit)
+        count = 0
+        for chat_id, units in plan.items():
+            for unit in units:
+                rows = list(Notification.objects.filter(pk__in=unit.pks).select_related("chat", "ad", "keyword"))
+                rendered = render_digest(rows, unit.backlog)[0] if unit.is_digest else render(rows[0])
+                count += len(rows)
+                label = f"digest of {len(rows)}" if unit.is_digest else f"notification {rows[0].pk}"
+                self.stdout.write(f"→ chat {chat_id}: {label}")
+                if verbosity > 1:
+                    self.stdout.write(rendered.plain)
+        self.stdout.write(self.style.SUCCESS(f"dry run: {count} notification(s) would be sent; nothing changed"))

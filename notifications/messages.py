@@ -1,0 +1,140 @@
+"""What a notification says: Telegram HTML (escaped) plus a plain-text twin for the fallback.
+
+Limits are Telegram's: 4096 characters for a text message, 1024 for a photo caption.
+We count the HTML source, which is never shorter than what Telegram counts.
+"""
+
+import html
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.db.models import Min
+from django.utils import timezone
+
+TEXT_LIMIT = 4096
+CAPTION_LIMIT = 1024
+DIGEST_MAX_ITEMS = 25
+ELLIPSIS = "…"
+
+
+@dataclass
+class Rendered:
+    html: str
+    plain: str
+    photo_url: str | None = None
+
+
+def esc(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def format_price(price) -> str:
+    """120 → "120 €", 1250.5 → "1.250,50 €" (Austrian notation); None → "price on request"."""
+    if price is None:
+        return "price on request"
+    price = Decimal(price)
+    if price == price.to_integral_value():
+        number = f"{int(price):,}".replace(",", ".")
+    else:
+        whole, cents = f"{price.quantize(Decimal('0.01'), ROUND_HALF_UP):,.2f}".split(".")
+        number = f"{whole.replace(',', '.')},{cents}"
+    return f"{number} €"
+
+
+def drop_percent(old, new) -> int:
+    return int(((Decimal(new) - Decimal(old)) / Decimal(old) * 100).quantize(Decimal("1"), ROUND_HALF_UP))
+
+
+def lowest_price(ad):
+    lows = [p for p in (ad.price, ad.price_changes.aggregate(low=Min("new_price"))["low"]) if p is not None]
+    return min(lows) if lows else None
+
+
+def render(notification) -> Rendered:
+    """The message for one outbox row (ad or admin alert)."""
+    if notification.ad_id is None:
+        text = notification.text or "(empty alert)"
+        return Rendered(html=_fit(esc(text), TEXT_LIMIT), plain=_fit(text, TEXT_LIMIT))
+    ad = notification.ad
+    photo = ad.image_url or None
+    limit = CAPTION_LIMIT if photo else TEXT_LIMIT
+    title = ad.title
+    while True:
+        html_text, plain = _ad_lines(notification, ad, title, escape=True), _ad_lines(notification, ad, title, escape=False)
+        excess = max(len(html_text), len(plain)) - limit
+        if excess <= 0 or not title:
+            return Rendered(html=_fit(html_text, limit), plain=_fit(plain, limit), photo_url=photo)
+        title = title[: max(0, len(title) - excess - 1)] + ELLIPSIS if len(title) > excess + 1 else ""
+
+
+def _ad_lines(notification, ad, title, escape):
+    e = esc if escape else str
+    bold = (lambda s: f"<b>{e(s)}</b>") if escape else str
+    lines = []
+    if notification.kind == "price_drop":
+        lines.append("📉 Price drop")
+        lines.append(bold(title))
+        lines.append(e(_drop_line(notification)))
+        low = lowest_price(ad)
+        if low is not None:
+            lines.append(e(f"Lowest seen: {format_price(low)}"))
+    else:
+        lines.append("🆕 New ad")
+        lines.append(bold(title))
+        lines.append(e(format_price(notification.price)))
+    if ad.location:
+        lines.append(e(f"📍 {ad.postcode} {ad.location}".replace("  ", " ").strip()))
+    if ad.published_at:
+        lines.append(e(f"🕒 {timezone.localtime(ad.published_at):%d.%m.%Y %H:%M}"))
+    if notification.keyword_id:
+        lines.append(e(f"🔎 {notification.keyword.display_name}"))
+    lines.append(f'<a href="{esc(ad.url)}">Open ad</a>' if escape else ad.url)
+    return "\n".join(lines)
+
+
+def _drop_line(notification):
+    old, new = notification.old_price, notification.price
+    if old is None or new is None or Decimal(old) == 0:
+        return f"now {format_price(new)}"
+    return f"was {format_price(old)} → now {format_price(new)} ({drop_percent(old, new):+d}%)".replace("-", "−")
+
+
+def _fit(text, limit):
+    return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
+
+
+def render_digest(notifications, backlog) -> tuple[Rendered, int]:
+    """One message listing the first rows of a chat whose backlog exceeds its budget.
+
+    Returns the message and how many of `notifications` it lists (the rest stay queued).
+    """
+    header = f"📬 {backlog} new notifications"
+    html_lines, plain_lines = [f"<b>{esc(header)}</b>"], [header]
+    listed = 0
+    for n in notifications[:DIGEST_MAX_ITEMS]:
+        label, url = _digest_item(n)
+        h = f'• <a href="{esc(url)}">{esc(label)}</a>' if url else f"• {esc(label)}"
+        p = f"• {label} {url}".rstrip()
+        if max(_length(html_lines, h), _length(plain_lines, p)) > TEXT_LIMIT - 100:
+            break
+        html_lines.append(h)
+        plain_lines.append(p)
+        listed += 1
+    if backlog > listed:
+        tail = f"… and {backlog - listed} more to follow"
+        html_lines.append(esc(tail))
+        plain_lines.append(tail)
+    return Rendered(html="\n".join(html_lines), plain="\n".join(plain_lines)), listed
+
+
+def _length(lines, extra):
+    return sum(len(line) + 1 for line in lines) + len(extra)
+
+
+def _digest_item(n):
+    if n.ad_id is None:
+        return (n.text or "alert")[:200], ""
+    price = format_price(n.price)
+    if n.kind == "price_drop" and n.old_price is not None:
+        price = f"{format_price(n.old_price)} → {price}"
+    return f"{n.ad.title[:120]} — {price}", n.ad.url

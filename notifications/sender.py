@@ -1,0 +1,204 @@
+"""The outbox sender: claim due rows, send them paced, record every outcome on the row.
+
+Once-only delivery rests on the claim (see NotificationQuerySet.claim): a row is marked
+taken, with a lease, before the network call. A crash can repeat a message only if it
+happens during the send call itself (or before its outcome is saved).
+
+Attempts: the claim counts an attempt; a crashed claim therefore uses one up and the row
+comes back when the lease ends (NOTIFY_CLAIM_LEASE_S), not on the backoff schedule.
+A 429 gives its attempt back. An outage (timeouts, 5xx, connection errors confirmed by a
+failing getMe) charges only the row that discovered it; further rows wait untouched
+until getMe answers again, so an outage of any length kills no notification.
+"""
+
+import logging
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db.models import Count, F, Window
+from django.db.models.functions import RowNumber
+from django.utils import timezone
+
+from notifications import telegram
+from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
+from notifications.models import Notification
+from notifications.pacing import Pacer
+from notifications.telegram import DeliveryError
+
+logger = logging.getLogger(__name__)
+
+
+class _State:
+    """Per-process sender state, kept across process_queue() calls."""
+
+    pacer: Pacer | None = None
+    outage = False
+
+
+def reset_state():
+    """Forget pacing and outage state (tests; a fresh process starts this way)."""
+    _State.pacer = None
+    _State.outage = False
+
+
+def pacer() -> Pacer:
+    if _State.pacer is None or _State.pacer.max_per_second != settings.TELEGRAM_MAX_PER_SECOND:
+        _State.pacer = Pacer(settings.TELEGRAM_MAX_PER_SECOND)
+    return _State.pacer
+
+
+@dataclass
+class Unit:
+    """One message to send: a single row, or a digest of several rows of one chat."""
+
+    chat_id: int
+    pks: list = field(default_factory=list)
+    backlog: int = 0
+
+    @property
+    def is_digest(self):
+        return self.backlog > 0
+
+
+def process_queue(limit=None) -> int:
+    """Sends up to `limit` (NOTIFY_BATCH) due messages; returns how many rows were delivered."""
+    if telegram.sending_paused():
+        due = Notification.objects.due().count()
+        logger.warning("notifications: sending paused (TELEGRAM_BOT_TOKEN is not set); %d due notifications wait", due)
+        return 0
+    now = timezone.now()
+    Notification.objects.cancel_for_inactive_chats()
+    Notification.objects.expire_exhausted(now)
+    plan = build_plan(now, limit or settings.NOTIFY_BATCH)
+    if _State.outage and not _service_back():
+        return 0
+    return _run(plan, limit or settings.NOTIFY_BATCH)
+
+
+def _service_back():
+    if telegram.ping():
+        logger.info("notifications: Telegram answers again; resuming")
+        _State.outage = False
+        return True
+    logger.warning("notifications: Telegram still unreachable; the queue waits")
+    return False
+
+
+def build_plan(now, limit) -> "OrderedDict[int, deque[Unit]]":
+    """Per Telegram chat, the units to send, oldest first; chats over budget get one digest."""
+    sendable = Notification.objects.sendable(now)
+    threshold = settings.NOTIFY_DIGEST_THRESHOLD
+    per_chat = sendable.order_by().values("chat_id").annotate(n=Count("pk"))
+    backlogs = dict(per_chat.filter(n__gt=threshold).values_list("chat_id", "n"))
+    plan = OrderedDict()
+    for chat_pk, backlog in backlogs.items():
+        rows = sendable.filter(chat_id=chat_pk).order_by("next_attempt_at", "pk").values_list("pk", "chat__chat_id")[:DIGEST_MAX_ITEMS]
+        rows = list(rows)
+        plan.setdefault(rows[0][1], deque()).append(Unit(rows[0][1], [pk for pk, _ in rows], backlog))
+    # Oldest row of every chat first, then every chat's second, …: a batch spreads over chats,
+    # so per-chat pacing never idles the sender while other chats wait.
+    turn = Window(RowNumber(), partition_by=[F("chat_id")], order_by=[F("next_attempt_at").asc(), F("pk").asc()])
+    singles = (
+        sendable.exclude(chat_id__in=backlogs)
+        .annotate(turn=turn)
+        .order_by("turn", "next_attempt_at", "pk")
+        .values_list("pk", "chat__chat_id")[:limit]
+    )
+    for pk, chat_id in singles:
+        plan.setdefault(chat_id, deque()).append(Unit(chat_id, [pk]))
+    return plan
+
+
+def _run(plan, limit):
+    delivered = messages = 0
+    deadline = time.monotonic() + settings.NOTIFY_MAX_SECONDS
+    p = pacer()
+    while plan and messages < limit and time.monotonic() < deadline:
+        chat_id = min(plan, key=p.delay)
+        p.wait(chat_id)
+        unit = plan[chat_id].popleft()
+        if not plan[chat_id]:
+            del plan[chat_id]
+        outcome = _deliver(unit)
+        messages += outcome.attempted
+        delivered += outcome.delivered
+        if outcome.drop_chat:
+            plan.pop(chat_id, None)
+        if outcome.stop:
+            break
+    if delivered:
+        logger.info("notifications: delivered %d notifications in %d messages", delivered, messages)
+    return delivered
+
+
+@dataclass
+class Outcome:
+    attempted: int = 0
+    delivered: int = 0
+    drop_chat: bool = False
+    stop: bool = False
+
+
+def _deliver(unit) -> Outcome:
+    now = timezone.now()
+    rows = [n for n in (Notification.objects.claim(pk, now, settings.NOTIFY_CLAIM_LEASE_S) for pk in unit.pks) if n]
+    if not rows:
+        return Outcome()
+    if unit.is_digest:
+        rendered, listed = render_digest(rows, unit.backlog)
+        for extra in rows[listed:]:
+            extra.release()
+        rows = rows[:listed]
+    else:
+        rendered = render(rows[0])
+    try:
+        message_id = _send(rows[0].chat, rendered)
+    except DeliveryError as err:
+        return _failed(rows, err)
+    sent_at = timezone.now()
+    for n in rows:
+        n.mark_sent(message_id, sent_at)
+    logger.debug("notifications: sent %s to chat %s", [n.pk for n in rows], rows[0].chat.chat_id)
+    return Outcome(attempted=1, delivered=len(rows))
+
+
+def _send(chat, rendered):
+    """Sends, following one group → supergroup migration."""
+    for _ in range(2):
+        try:
+            return telegram.send_message(chat.chat_id, rendered.html, photo_url=rendered.photo_url, plain_text=rendered.plain)
+        except DeliveryError as err:
+            if err.migrate_to_chat_id is None:
+                raise
+            chat.migrate_to(err.migrate_to_chat_id)
+        finally:
+            # Counted when the answer is in: Telegram has received it by then, so the
+            # next slot is measured from no earlier than its arrival there.
+            pacer().record(chat.chat_id)
+    raise DeliveryError("chat migrated again right after migrating")
+
+
+def _failed(rows, err) -> Outcome:
+    chat = rows[0].chat
+    if err.retry_after is not None:
+        logger.warning("notifications: Telegram flood control for chat %s: retry in %ss", chat.chat_id, err.retry_after)
+        pacer().hold_chat(chat.chat_id, err.retry_after)
+        for n in rows:
+            n.defer(err.retry_after, err.reason)
+        return Outcome(attempted=1, drop_chat=True)
+    if err.chat_gone:
+        chat.block(err.reason)
+        return Outcome(attempted=1, drop_chat=True)
+    if err.permanent:
+        for n in rows:
+            n.mark_dead(err.reason)
+        return Outcome(attempted=1)
+    for n in rows:
+        n.mark_failed(err.reason)
+    if telegram.ping():
+        return Outcome(attempted=1)
+    logger.warning("notifications: Telegram unreachable (%s); holding the queue until getMe answers", err.reason)
+    _State.outage = True
+    return Outcome(attempted=1, stop=True)

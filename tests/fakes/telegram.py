@@ -1,0 +1,238 @@
+"""A fake Telegram Bot API: real HTTP on 127.0.0.1, the Bot API's JSON shapes.
+
+    server = FakeTelegram().start()
+    Bot(server.token, base_url=f"{server.base_url}/bot")   # URLs: {base_url}/bot{token}/{method}
+    server.messages        # every delivered message: dicts with method, chat_id, text, caption, photo, ...
+    server.rate_limit(overall=30, per_chat=1)   # 429 + retry_after beyond these
+    server.fail(status=500, times=2)            # generic failure rule (see fail())
+    server.hang(seconds=5)                      # no answer for a while, message not delivered
+    server.forbid(chat_id) / server.parse_error() / server.migrate(chat_id, new_id) / server.fail_photo()
+    server.down = True                          # connections closed without an answer
+    server.count_429, server.requests, server.updates (queue for getUpdates)
+"""
+
+import itertools
+import json
+import math
+import threading
+import time
+from collections import defaultdict, deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs
+
+SEND_METHODS = {"sendMessage", "sendPhoto"}
+BOT_USER = {"id": 4242, "is_bot": True, "first_name": "Lago", "username": "lago_test_bot"}
+
+
+class _Rule:
+    def __init__(self, methods, chat_id, times, status, description, parameters, hang):
+        self.methods, self.chat_id, self.times = methods, chat_id, times
+        self.status, self.description, self.parameters, self.hang = status, description, parameters, hang
+
+    def matches(self, method, chat_id):
+        if self.times is not None and self.times <= 0:
+            return False
+        return (self.methods is None or method in self.methods) and (self.chat_id is None or self.chat_id == chat_id)
+
+
+class FakeTelegram:
+    def __init__(self, token="123456789:AAFakeTokenForTests_abcdefghijklmnop"):
+        self.token = token
+        self.lock = threading.Lock()
+        self.released = threading.Event()
+        self.message_ids = itertools.count(1)
+        self.down = False
+        self.reset()
+        self._server = None
+
+    # --- lifecycle -------------------------------------------------------
+
+    def start(self):
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self):
+        self.released.set()  # wake hanging handlers
+        self._server.shutdown()
+        self._server.server_close()
+
+    @property
+    def base_url(self):
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def reset(self):
+        with self.lock:
+            self.messages, self.requests, self.updates, self.rules = [], [], [], []
+            self.count_429 = 0
+            self.limits = None
+            self.sent_at = deque()
+            self.chat_sent_at = defaultdict(deque)
+
+    # --- knobs -------------------------------------------------------------
+
+    def rate_limit(self, overall=30, per_chat=1, group_per_minute=20):
+        """429 with retry_after for more than `overall` messages in any second, more than
+        `per_chat` per second to one private chat, `group_per_minute` to one group."""
+        self.limits = (overall, per_chat, group_per_minute)
+
+    def fail(self, status=500, description="Internal Server Error", *,
+             methods=SEND_METHODS, chat_id=None, times=1, parameters=None, hang=None):
+        """Answer matching calls with an error (times=None: forever). `hang` seconds: no answer, nothing delivered."""
+        with self.lock:
+            self.rules.append(_Rule(set(methods) if methods else None, chat_id, times, status, description, parameters, hang))
+
+    def hang(self, seconds, times=1, methods=SEND_METHODS, chat_id=None):
+        self.fail(methods=methods, chat_id=chat_id, times=times, hang=seconds)
+
+    def forbid(self, chat_id, description="Forbidden: bot was blocked by the user"):
+        self.fail(403, description, chat_id=chat_id, times=None)
+
+    def parse_error(self, chat_id=None, times=1):
+        self.fail(400, "Bad Request: can't parse entities: unsupported start tag", chat_id=chat_id, times=times)
+
+    def fail_photo(self, times=None):
+        self.fail(400, "Bad Request: wrong type of the web page content", methods={"sendPhoto"}, times=times)
+
+    def migrate(self, chat_id, new_chat_id):
+        self.fail(400, "Bad Request: group chat was upgraded to a supergroup chat", chat_id=chat_id, times=None,
+                  parameters={"migrate_to_chat_id": new_chat_id})
+
+    # --- views for tests -------------------------------------------------
+
+    def texts(self, chat_id=None):
+        return [m["text"] or m["caption"] for m in self.messages if chat_id is None or m["chat_id"] == chat_id]
+
+    def sent_twice(self):
+        """Messages whose exact text reached the same chat more than once."""
+        seen = defaultdict(int)
+        for m in self.messages:
+            seen[(m["chat_id"], m["text"] or m["caption"])] += 1
+        return sum(1 for n in seen.values() if n > 1)
+
+    # --- request handling --------------------------------------------------
+
+    def handle(self, method, params):
+        """Returns (status, body) or None to drop the connection."""
+        chat_id = _int(params.get("chat_id"))
+        with self.lock:
+            self.requests.append({"method": method, "chat_id": chat_id, "at": time.monotonic()})
+            rule = next((r for r in self.rules if r.matches(method, chat_id)), None)
+            if rule and rule.times is not None:
+                rule.times -= 1
+        if rule and rule.hang:
+            self.released.wait(rule.hang)
+            return None
+        if rule:
+            body = {"ok": False, "error_code": rule.status, "description": rule.description}
+            if rule.parameters:
+                body["parameters"] = rule.parameters
+            return rule.status, body
+        return self._answer(method, params, chat_id)
+
+    def _answer(self, method, params, chat_id):
+        if method in SEND_METHODS:
+            return self._send(method, params, chat_id)
+        if method == "getMe":
+            return 200, {"ok": True, "result": BOT_USER}
+        if method == "getUpdates":
+            with self.lock:
+                updates, self.updates = self.updates, []
+            return 200, {"ok": True, "result": updates}
+        if method in {"setMyCommands", "deleteWebhook"}:
+            return 200, {"ok": True, "result": True}
+        return 404, {"ok": False, "error_code": 404, "description": "Not Found: method not found"}
+
+    def _send(self, method, params, chat_id):
+        with self.lock:
+            wait = self._limit_wait(chat_id, time.monotonic())
+            if wait:
+                self.count_429 += 1
+                return 429, {"ok": False, "error_code": 429, "description": f"Too Many Requests: retry after {wait}",
+                             "parameters": {"retry_after": wait}}
+            message = {"message_id": next(self.message_ids), "date": int(time.time()), "chat": _chat(chat_id), "from": BOT_USER}
+            record = {"method": method, "chat_id": chat_id, "text": params.get("text"), "caption": params.get("caption"),
+                      "photo": params.get("photo"), "parse_mode": params.get("parse_mode"),
+                      "reply_markup": params.get("reply_markup"), "message_id": message["message_id"], "at": time.monotonic()}
+            self.messages.append(record)
+        if method == "sendPhoto":
+            message.update(photo=[{"file_id": "photo1", "file_unique_id": "u1", "width": 800, "height": 600}], caption=record["caption"])
+        else:
+            message["text"] = record["text"]
+        return 200, {"ok": True, "result": message}
+
+    def _limit_wait(self, chat_id, now):
+        """Seconds to retry after (0: accepted and counted)."""
+        if self.limits is None:
+            return 0
+        overall, per_chat, group_per_minute = self.limits
+        window, limit = (60.0, group_per_minute) if chat_id is not None and chat_id < 0 else (1.0, per_chat)
+        recent, mine = self.sent_at, self.chat_sent_at[chat_id]
+        while recent and recent[0] <= now - 1.0:
+            recent.popleft()
+        while mine and mine[0] <= now - window:
+            mine.popleft()
+        if len(recent) >= overall:
+            return max(1, math.ceil(recent[0] + 1.0 - now))
+        if len(mine) >= limit:
+            return max(1, math.ceil(mine[0] + window - now))
+        recent.append(now)
+        mine.append(now)
+        return 0
+
+
+def _int(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def _chat(chat_id):
+    return {"id": chat_id, "type": "supergroup" if isinstance(chat_id, int) and chat_id < 0 else "private"}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    fake: FakeTelegram
+
+    def do_POST(self):
+        self._dispatch(self._body_params())
+
+    def do_GET(self):
+        query = self.path.partition("?")[2]
+        self._dispatch({k: v[0] for k, v in parse_qs(query).items()})
+
+    def _body_params(self):
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+        if self.headers.get("Content-Type", "").startswith("application/json"):
+            return json.loads(raw or "{}")
+        return {k: v[0] for k, v in parse_qs(raw).items()}
+
+    def _dispatch(self, params):
+        if self.fake.down:
+            self.close_connection = True
+            return
+        prefix, _, method = self.path.partition("?")[0].rpartition("/")
+        if prefix != f"/bot{self.fake.token}":
+            return self._reply(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
+        answer = self.fake.handle(method, params)
+        if answer is None:
+            self.close_connection = True
+            return
+        self._reply(*answer)
+
+    def _reply(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format, *args):
+        pass  # the request line carries the token; tests inspect server.requests instead

@@ -1,0 +1,145 @@
+"""Is Lago working? The health verdict, each keyword's last and next run, alerts and the queue.
+
+    manage.py status                    readable table
+    manage.py status --json             the same as JSON ({"health": …, "stats": …})
+    manage.py status --check scheduler  only the scheduler heartbeat (worker container healthcheck)
+    manage.py status --check bot        only the bot heartbeat (bot container healthcheck)
+    manage.py status --check web        GET /health on the local web server (web container healthcheck)
+
+Exit code 0 when healthy, 1 when not.
+"""
+
+import json
+import sys
+import urllib.error
+import urllib.request
+
+from django.core.management.base import BaseCommand
+from django.core.serializers.json import DjangoJSONEncoder
+from django.utils import timezone
+
+from tracker.health import BOT, SCHEDULER, health_report, process_problem
+from tracker.stats import collect_stats
+
+DEFAULT_WEB_URL = "http://127.0.0.1:8000/health"
+
+
+def _when(moment):
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S") if moment else "-"
+
+
+def _ago(moment, now):
+    return f"{int((now - moment).total_seconds())} s ago" if moment else "never"
+
+
+class Command(BaseCommand):
+    help = __doc__.splitlines()[0]
+
+    def add_arguments(self, parser):
+        parser.add_argument("--json", action="store_true", help="Print JSON instead of a table.")
+        parser.add_argument(
+            "--check", choices=[SCHEDULER, BOT, "web"], help="Check one process only (for container healthchecks) and exit 0/1."
+        )
+        parser.add_argument("--url", default=DEFAULT_WEB_URL, help=f"With --check web: the /health URL (default {DEFAULT_WEB_URL}).")
+
+    def handle(self, *args, **options):
+        if options["check"]:
+            healthy = self.check_one(options["check"], options["url"])
+        else:
+            healthy = self.report(options["json"], options["verbosity"])
+        if not healthy:
+            sys.exit(1)
+
+    def check_one(self, name, url):
+        problem = web_problem(url) if name == "web" else process_problem(name)
+        if problem:
+            self.stderr.write(self.style.ERROR(f"{name}: unhealthy: {problem}"))
+            return False
+        self.stdout.write(self.style.SUCCESS(f"{name}: ok"))
+        return True
+
+    def report(self, as_json, verbosity):
+        now = timezone.now()
+        health = health_report(now, grace=False)
+        stats = collect_stats(now) if health["db_connected"] else None
+        if as_json:
+            self.stdout.write(json.dumps({"health": health, "stats": stats}, cls=DjangoJSONEncoder, indent=2))
+        else:
+            self.write_health(health, now)
+            if stats is not None:
+                self.write_stats(stats, now, verbosity)
+        return health["status"] == "ok"
+
+    def write_health(self, health, now):
+        if health["status"] == "ok":
+            self.stdout.write(self.style.SUCCESS("Lago: healthy"))
+        else:
+            self.stdout.write(self.style.ERROR(f"Lago: UNHEALTHY ({', '.join(health['problems'])})"))
+        self.stdout.write(f"  database     {'connected' if health['db_connected'] else 'UNREACHABLE'}")
+        self.stdout.write(f"  uptime       {health['uptime_seconds']} s (this process)")
+        if not health["db_connected"]:
+            return
+        age = health["scheduler_age_s"]
+        ago = f" ({age} s ago)" if age is not None else ""
+        self.stdout.write(f"  scheduler    last tick {health['scheduler_last_run'] or 'never'}{ago}")
+        polling = {None: "disabled (no TELEGRAM_BOT_TOKEN)", True: "polling", False: "NOT polling"}[health["telegram_polling"]]
+        self.stdout.write(f"  bot          {polling}")
+        self.stdout.write(f"  sending      {'PAUSED (no TELEGRAM_BOT_TOKEN)' if health['sending_paused'] else 'active'}")
+        queue = health["queue"]
+        oldest = f", oldest {queue['oldest_pending_age_s']} s" if queue["oldest_pending_age_s"] is not None else ""
+        self.stdout.write(f"  queue        {queue['pending']} pending{oldest}, {queue['dead']} dead")
+
+    def write_stats(self, stats, now, verbosity):
+        self.stdout.write("")
+        self.stdout.write(f"Keywords: {stats['active_keywords']} active of {stats['keywords']}")
+        row = "  {:>4}  {:<28} {:>5}  {:<10} {:<20} {:>9}  {:<20} {}"
+        self.stdout.write(row.format("id", "keyword", "every", "last run", "when", "seen/new", "next run", "alerts"))
+        for k in stats["keyword_runs"]:
+            if not k["is_active"] and verbosity < 2:
+                continue
+            self.stdout.write(row.format(*self.keyword_cells(k, now)))
+        self.stdout.write("")
+        self.stdout.write(
+            f"Ads: {stats['ads_indexed']} indexed, {stats['ads_new_24h']} new and {stats['price_drops_24h']} price drops in 24 h"
+        )
+        runs = ", ".join(f"{s} {n}" for s, n in stats["runs_24h"].items() if n) or "none"
+        skips = ", ".join(f"{r} {n}" for r, n in stats["skips_24h"].items()) or "none"
+        self.stdout.write(f"Runs (24 h): {runs}; skips: {skips}")
+        self.stdout.write(
+            f"Notifications: {stats['notifications_sent']} sent, {stats['notifications_pending']} pending, "
+            f"{stats['notifications_dead']} dead"
+        )
+        for source, when in stats["last_success_per_source"].items():
+            self.stdout.write(f"Last successful run on {source}: {_when(when)} ({_ago(when, now)})")
+
+    @staticmethod
+    def keyword_cells(k, now):
+        run = k["last_run"] or {}
+        status = run.get("status", "never")
+        if run.get("error"):
+            status = f"{status}:{run['error']}"
+        alerts = []
+        if k["overdue_s"] is not None:
+            alerts.append(f"OVERDUE by {k['overdue_s']} s")
+        if k["zero_result_alert_at"]:
+            alerts.append(f"zero results since {_when(k['zero_result_alert_at'])}")
+        if not k["is_active"]:
+            alerts.append("inactive")
+        seen = f"{run['ads_seen']}/{run['ads_new']}" if run else "-"
+        return (k["id"], k["name"][:28], f"{k['interval_minutes']}m", status[:10], _when(run.get("started_at")), seen,
+                _when(k["next_run_at"]), ", ".join(alerts))
+
+
+def web_problem(url):
+    """GET the /health URL: None when it answers 200, else the reason it gives (or the transport error)."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return None if response.status == 200 else f"http_{response.status}"
+    except urllib.error.HTTPError as exc:
+        body = exc.read().decode(errors="replace")
+        try:
+            return json.loads(body).get("reason") or f"http_{exc.code}"
+        except ValueError:
+            return f"http_{exc.code}"
+    except OSError as exc:
+        return f"web_unreachable ({exc})"

@@ -1,0 +1,152 @@
+"""The figures behind /stats, /metrics and `manage.py status`.
+
+A fixed number of aggregate queries whatever the size of the data (no
+per-keyword query). Datetimes stay datetimes here; JsonResponse's encoder
+turns them into ISO strings, /metrics into Unix timestamps.
+
+Windows: "24h" figures count rows whose start (`started_at`, `first_seen_at`,
+`seen_at`, `created_at`) lies in the last 24 hours.
+"""
+
+from datetime import timedelta
+
+from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.utils import timezone
+
+from notifications.models import Notification
+from scraping.models import ScrapeRun
+from scraping.sources import registry
+from tracker.models import Ad, Keyword, PriceChange
+
+WINDOW = timedelta(hours=24)
+# The seed's rule: a keyword is overdue when its last run is older than 2 × interval + 60 s.
+OVERDUE_SLACK_S = 60
+# What the Telegram sender (issue 4) writes into Notification.last_error on a flood wait.
+TELEGRAM_429_PREFIXES = ("429", "RetryAfter")
+
+
+def overdue_after_s(interval_minutes):
+    return 2 * interval_minutes * 60 + OVERDUE_SLACK_S
+
+
+def _run_dict(run):
+    if run is None:
+        return None
+    fields = ("id", "status", "started_at", "finished_at", "ads_seen", "ads_new", "error")
+    return {name: getattr(run, name) for name in fields}
+
+
+def _overdue_s(keyword, now):
+    """Seconds past the overdue limit, or None. A keyword that never ran counts from its creation."""
+    if not keyword.is_active:
+        return None
+    reference = keyword.last_run_at or keyword.created_at
+    late = (now - reference).total_seconds() - overdue_after_s(keyword.interval_minutes)
+    return int(late) if late > 0 else None
+
+
+def keyword_rows(now):
+    """Every keyword with its latest run and last successful run: two queries."""
+    runs = ScrapeRun.objects.filter(keyword=OuterRef("pk")).order_by("-started_at")
+    keywords = Keyword.objects.annotate(
+        latest_run_id=Subquery(runs.values("pk")[:1]),
+        last_success_at=Subquery(runs.filter(status=ScrapeRun.Status.DONE).values("finished_at")[:1]),
+    )
+    keywords = list(keywords)
+    latest = ScrapeRun.objects.in_bulk([k.latest_run_id for k in keywords if k.latest_run_id])
+    return [
+        {
+            "id": k.pk,
+            "name": k.display_name,
+            "source": k.source,
+            "is_active": k.is_active,
+            "interval_minutes": k.interval_minutes,
+            "last_run_at": k.last_run_at,
+            "next_run_at": k.next_run_at,
+            "last_success_at": k.last_success_at,
+            "last_run": _run_dict(latest.get(k.latest_run_id)),
+            "zero_result_alert_at": k.zero_result_alert_at,
+            "overdue_s": _overdue_s(k, now),
+        }
+        for k in keywords
+    ]
+
+
+def ad_counts(since):
+    row = Ad.objects.aggregate(total=Count("id"), new=Count("id", filter=Q(first_seen_at__gte=since)))
+    drops = PriceChange.objects.filter(seen_at__gte=since, new_price__lt=F("old_price")).count()
+    return {"ads_indexed": row["total"], "ads_new_24h": row["new"], "price_drops_24h": drops}
+
+
+def notification_counts():
+    counts = dict(Notification.objects.values_list("status").annotate(n=Count("id")).order_by())
+    return {f"notifications_{status}": counts.get(status, 0) for status in Notification.Status.values}
+
+
+def runs_by_status(since):
+    """Run rows started in the window, every status present (a collapsed skip row counts once here)."""
+    counts = dict(ScrapeRun.objects.filter(started_at__gte=since).values_list("status").annotate(n=Count("id")).order_by())
+    return {status: counts.get(status, 0) for status in ScrapeRun.Status.values}
+
+
+def skips_and_willhaben_429(since):
+    """Skipped windows by reason, and willhaben's 429 responses, from the runs' counters.
+
+    Summed in Python because JSON aggregation differs between SQLite and
+    PostgreSQL; the window and the filter keep the row count bounded. A
+    collapsed skip row stands for counters["skips"] windows (1 when absent).
+    """
+    rows = ScrapeRun.objects.filter(started_at__gte=since).filter(Q(status=ScrapeRun.Status.SKIPPED) | Q(counters__has_key="http_429"))
+    skips, http_429 = {}, 0
+    for status, error, counters in rows.values_list("status", "error", "counters"):
+        counters = counters or {}
+        if status == ScrapeRun.Status.SKIPPED:
+            reason = error or "unknown"
+            skips[reason] = skips.get(reason, 0) + int(counters.get("skips", 1))
+        http_429 += int(counters.get("http_429", 0))
+    return dict(sorted(skips.items())), http_429
+
+
+def telegram_429(since):
+    """Notifications created in the window whose last send attempt hit Telegram's flood limit (a lower bound)."""
+    hit = Q()
+    for prefix in TELEGRAM_429_PREFIXES:
+        hit |= Q(last_error__startswith=prefix)
+    return Notification.objects.filter(hit, created_at__gte=since).count()
+
+
+def last_success_per_source(keywords):
+    """Derived from the keyword rows; every registered source appears (None: never succeeded)."""
+    latest = dict.fromkeys(registry.slugs())
+    for k in keywords:
+        when = k["last_success_at"]
+        if when and (latest.get(k["source"]) is None or when > latest[k["source"]]):
+            latest[k["source"]] = when
+    return latest
+
+
+def collect_stats(now=None):
+    now = now or timezone.now()
+    since = now - WINDOW
+    keywords = keyword_rows(now)
+    skips, willhaben_429 = skips_and_willhaben_429(since)
+    return {
+        "generated_at": now,
+        "keywords": len(keywords),
+        "active_keywords": sum(1 for k in keywords if k["is_active"]),
+        **ad_counts(since),
+        **notification_counts(),
+        "runs_24h": runs_by_status(since),
+        "skips_24h": skips,
+        "http_429_24h": {"willhaben": willhaben_429, "telegram": telegram_429(since)},
+        "zero_result_alerts": [
+            {"id": k["id"], "name": k["name"], "since": k["zero_result_alert_at"]} for k in keywords if k["zero_result_alert_at"]
+        ],
+        "overdue_keywords": [
+            {"id": k["id"], "name": k["name"], "last_run_at": k["last_run_at"], "overdue_s": k["overdue_s"]}
+            for k in keywords
+            if k["overdue_s"] is not None
+        ],
+        "last_success_per_source": last_success_per_source(keywords),
+        "keyword_runs": keywords,
+    }

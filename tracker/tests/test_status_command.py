@@ -1,0 +1,145 @@
+"""`manage.py status`: the table, --json, --check, and exit codes usable as container healthchecks."""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+from django.core.management import call_command
+from django.test import override_settings
+
+from scraping.models import Heartbeat
+from tracker import health
+from tracker.tests.conftest import ago
+
+pytestmark = pytest.mark.django_db
+
+
+def run_status(*args):
+    """(exit code, stdout, stderr) of `manage.py status *args`."""
+    from io import StringIO
+
+    out, err = StringIO(), StringIO()
+    try:
+        call_command("status", *args, stdout=out, stderr=err)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_healthy_table_exits_0(seeded):
+    code, out, _ = run_status()
+    assert code == 0
+    assert "Lago: healthy" in out
+    assert "queue        2 pending, oldest 600 s, 1 dead" in out
+    assert "OVERDUE by 540 s" in out
+    assert "zero results since" in out
+    assert "Runs (24 h): running 1, done 3, failed 1, banned 1, skipped 2; skips: already_running 3, concurrent_claim 1" in out
+    assert "Notifications: 4 sent, 2 pending, 1 dead" in out
+    assert "30/2" in out  # "fresh": ads seen/new of its last run
+
+
+def test_inactive_keywords_only_with_verbosity_2(seeded):
+    assert "inactive" not in run_status()[1]
+    assert "inactive" in run_status("-v", "2")[1]
+
+
+def test_unhealthy_exits_1_with_the_reason(seeded, clock):
+    clock.shift(200)
+    code, out, _ = run_status()
+    assert code == 1
+    assert "UNHEALTHY (scheduler_stale_last_run_230s)" in out
+
+
+def test_json_has_health_and_stats(seeded):
+    code, out, _ = run_status("--json")
+    assert code == 0
+    body = json.loads(out)
+    assert body["health"]["status"] == "ok"
+    assert body["stats"]["ads_indexed"] == 5
+    assert body["stats"]["overdue_keywords"][0]["name"] == "stuck"
+
+
+def test_unreachable_database_exits_1_without_stats(db, monkeypatch):
+    monkeypatch.setattr(health, "database_answers", lambda: False)
+    code, out, _ = run_status("--json")
+    assert code == 1
+    assert json.loads(out) == {"health": json.loads(out)["health"], "stats": None}
+    assert json.loads(out)["health"]["reason"] == "database_unreachable"
+    assert "database     UNREACHABLE" in run_status()[1]
+
+
+def test_check_scheduler(clock):
+    assert run_status("--check", "scheduler")[0] == 1  # never beat: no grace, Docker's start_period is the grace
+    Heartbeat.beat("scheduler")
+    assert run_status("--check", "scheduler")[0] == 0
+    clock.shift(181)
+    code, _, err = run_status("--check", "scheduler")
+    assert code == 1
+    assert "scheduler_stale_last_run_181s" in err
+
+
+def test_check_scheduler_ignores_the_bot(clock, settings):
+    settings.TELEGRAM_BOT_TOKEN = "1:x"
+    Heartbeat.beat("scheduler")
+    assert run_status("--check", "scheduler")[0] == 0
+
+
+@override_settings(TELEGRAM_BOT_TOKEN="1:x")
+def test_check_bot_with_a_token(clock):
+    Heartbeat.beat("scheduler")
+    assert run_status("--check", "bot")[0] == 1
+    Heartbeat.objects.create(name="bot", last_seen_at=ago(seconds=10))
+    assert run_status("--check", "bot")[0] == 0
+
+
+@override_settings(TELEGRAM_BOT_TOKEN="")
+def test_check_bot_without_a_token_is_fine(clock):
+    assert run_status("--check", "bot")[0] == 0
+
+
+@pytest.fixture
+def fake_web():
+    """A local /health answering what the test sets."""
+    reply = {"status": 200, "body": {"status": "ok"}}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            payload = json.dumps(reply["body"]).encode()
+            self.send_response(reply["status"])
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield reply, f"http://127.0.0.1:{server.server_port}/health"
+    server.shutdown()
+    server.server_close()
+
+
+def test_check_web(fake_web):
+    reply, url = fake_web
+    assert run_status("--check", "web", "--url", url)[0] == 0
+    reply.update(status=503, body={"status": "unhealthy", "reason": "scheduler_never_ran"})
+    code, _, err = run_status("--check", "web", "--url", url)
+    assert code == 1
+    assert "scheduler_never_ran" in err
+
+
+def test_check_web_when_nothing_listens():
+    code, _, err = run_status("--check", "web", "--url", "http://127.0.0.1:9/health")
+    assert code == 1
+    assert "web_unreachable" in err
+
+
+def test_table_gives_no_grace_to_a_scheduler_that_never_ran(db, clock):
+    # This process just started, but that says nothing about the scheduler: no beat at all is unhealthy.
+    code, out, _ = run_status()
+    assert code == 1
+    assert "UNHEALTHY (scheduler_never_ran)" in out
