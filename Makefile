@@ -24,6 +24,7 @@ run: export DEBUG ?= true
 run: $(VENV)/.runtime
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py ensure_admin
+	$(BIN)/python manage.py setup_schedules
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho -f Procfile start
 
 # Tests need a key but no secret: one that only exists here.

@@ -48,6 +48,12 @@ def test_web_healthcheck_probes_health():
     assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("30s", "5s", 3, "10s")
 
 
+def test_worker_sets_up_the_schedule_and_checks_its_heartbeat():
+    worker = SERVICES["worker"]
+    assert "setup_schedules" in " ".join(worker["command"]) and "qcluster" in " ".join(worker["command"])
+    assert worker["healthcheck"]["test"] == ["CMD", "python", "manage.py", "status", "--check", "scheduler"]
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -96,7 +102,7 @@ def test_worker_command_starts_a_cluster(service_env):
     )
     try:
         seen = read_until(proc, "running", timeout=30)
-        assert "Q Cluster" in seen
+        assert "schedule 'lago-tick'" in seen and "Q Cluster" in seen
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
