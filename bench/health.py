@@ -10,17 +10,16 @@ bench/loadgen.py against it, and prints the figures; the last line is JSON.
 """
 
 import json
-import os
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from common import REPO, child_env, setup_django
+
 PYTHON = sys.executable
 GUNICORN = str(Path(sys.executable).parent / "gunicorn")
 RPS, SECONDS = 200, 30
@@ -33,17 +32,12 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def product_env(tmp):
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings", "DEBUG": "false", "LOG_LEVEL": "WARNING"}
-    env.setdefault("DATABASE_URL", f"sqlite:///{tmp}/bench.sqlite3")
-    env.setdefault("SECRET_KEY", "bench-only-secret-key-not-for-production")
-    env["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
-    return env
-
-
-def prepare_database(env):
-    subprocess.run([PYTHON, "manage.py", "migrate", "--no-input", "-v", "0"], env=env, cwd=REPO, check=True)
+def prepare_database():
+    """A fresh database (bench/common.py), seeded in a child process like the product's own."""
+    db = setup_django()
+    env = child_env(DEBUG="false", ALLOWED_HOSTS="127.0.0.1,localhost")
     subprocess.run([PYTHON, "bench/seed.py"], env=env, cwd=REPO, check=True)
+    return db, env
 
 
 def wait_until_up(url, deadline_s=30):
@@ -66,22 +60,19 @@ def start_gunicorn(env, port):
 
 
 def main():
-    with tempfile.TemporaryDirectory(prefix="lago-bench-") as tmp:
-        env = product_env(tmp)
-        prepare_database(env)
-        port = free_port()
-        url = f"http://127.0.0.1:{port}/health"
-        server = start_gunicorn(env, port)
-        try:
-            print("health:", wait_until_up(url))
-            load = subprocess.run([PYTHON, "bench/loadgen.py", url, str(RPS), str(SECONDS)], cwd=REPO, check=True,
-                                  capture_output=True, text=True)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    engine, env = prepare_database()
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/health"
+    server = start_gunicorn(env, port)
+    try:
+        print("health:", wait_until_up(url))
+        load = subprocess.run([PYTHON, "bench/loadgen.py", url, str(RPS), str(SECONDS)], cwd=REPO, check=True,
+                              capture_output=True, text=True)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
     sys.stderr.write(load.stderr)
     result = json.loads(load.stdout.strip().splitlines()[-1])
-    engine = env["DATABASE_URL"].split(":", 1)[0]
     print(f"database: {engine}; gunicorn {WORKERS} workers x {THREADS} threads (gthread); {RPS} req/s for {SECONDS} s, open loop")
     print(f"requests {result['requests']}, p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms, "
           f"errors {result['errors']} (goal: p99 < 50 ms)")

@@ -12,7 +12,7 @@ import ssl
 import statistics
 import time
 
-from _setup import django_setup
+from common import setup_django
 
 N = 200
 
@@ -39,7 +39,7 @@ def _timed(get):
 
 
 def main():
-    django_setup()
+    setup_django()
     import httpx
     from django.conf import settings
 

@@ -16,7 +16,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from _setup import django_setup
+from common import setup_django
 
 TOTAL = 10_000
 PAGE = 200
@@ -130,7 +130,7 @@ def cleanup(keyword, source, chats):
 
 
 def main():
-    tmp = django_setup(migrate=True)
+    setup_django()
     from django.conf import settings
 
     db = "postgresql" if settings.IS_POSTGRES else "sqlite"
@@ -140,8 +140,6 @@ def main():
     speedup = round(bulk_rate / naive_rate, 1)
     result = {"bench": "ingest", "db": db, "bulk_ads_per_s": round(bulk_rate), "naive_ads_per_s": round(naive_rate)}
     print(json.dumps({**result, "speedup": speedup}))
-    if tmp is not None:
-        tmp.cleanup()
 
 
 if __name__ == "__main__":

@@ -5,45 +5,27 @@ answers 429 beyond them. The sender runs with TELEGRAM_MAX_PER_SECOND=30. Goal: 
 zero 429s, all 600 delivered once.
 
     .venv/bin/python bench/notify.py          # SQLite in a temporary file
-    DATABASE_URL=postgres://... .venv/bin/python bench/notify.py
+    DATABASE_URL=postgres://... .venv/bin/python bench/notify.py   # a throwaway sibling database
 
 The last line is one JSON object.
 """
 
 import json
-import os
-import sys
-import tempfile
 import time
 from decimal import Decimal
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from common import setup_django
 
 CHATS, PER_CHAT, CEILING = 50, 12, 30
 CHAT_ID_BASE = 7_700_000_000  # bench chats live in their own id range and are deleted afterwards
 
 
 def configure(server):
-    tmp = None
-    if not os.environ.get("DATABASE_URL"):
-        tmp = tempfile.NamedTemporaryFile(suffix=".sqlite3", delete=False)
-        os.environ["DATABASE_URL"] = f"sqlite:///{tmp.name}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
-    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
-    os.environ.update(
+    setup_django(
         TELEGRAM_BOT_TOKEN=server.token,
         TELEGRAM_API_BASE_URL=server.base_url,
-        TELEGRAM_MAX_PER_SECOND=str(CEILING),
-        LOG_LEVEL=os.environ.get("LOG_LEVEL", "WARNING"),
+        TELEGRAM_MAX_PER_SECOND=CEILING,
     )
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0, skip_checks=True)
-    return tmp
 
 
 def seed():
@@ -89,7 +71,7 @@ def main():
 
     server = FakeTelegram().start()
     server.rate_limit(overall=CEILING, per_chat=1)
-    tmp = configure(server)
+    configure(server)
     try:
         seed()
         elapsed, rounds = run()
@@ -99,8 +81,6 @@ def main():
         cleanup()
     finally:
         server.stop()
-        if tmp:
-            os.unlink(tmp.name)
     delivered = len({(m["chat_id"], m["text"]) for m in server.messages})
     rate = len(server.messages) / elapsed
     first, last = server.messages[0]["at"], server.messages[-1]["at"]

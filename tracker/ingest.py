@@ -119,14 +119,26 @@ def _record_price_changes(ads, old_prices, ad_ids, now):
 
 
 def _link(keyword, ads, ad_ids, old_prices, now):
-    """Link matching ads to the keyword; returns (newly linked ad ids, linked ad ids whose price fell)."""
+    """Link matching ads to the keyword; returns (newly linked ad ids, {ad id: price before the drop}).
+
+    A drop is judged against the price this keyword last saw, so a chat learns of
+    a drop even when another keyword's run stored the new price first.
+    """
     matching = {ad_ids[a.external_id]: a for a in ads if passes_filters(keyword, a)}
-    linked = set(KeywordAd.objects.filter(keyword=keyword, ad_id__in=matching).values_list("ad_id", flat=True))
-    new_ids = set(matching) - linked
+    links = {link.ad_id: link for link in KeywordAd.objects.filter(keyword=keyword, ad_id__in=matching)}
+    new_ids = set(matching) - set(links)
     KeywordAd.objects.bulk_create(
-        [KeywordAd(keyword=keyword, ad_id=ad_id, found_at=now) for ad_id in new_ids], ignore_conflicts=True
+        [KeywordAd(keyword=keyword, ad_id=ad_id, found_at=now, price=matching[ad_id].price) for ad_id in new_ids], ignore_conflicts=True
     )
-    dropped = {ad_id for ad_id in linked if _fell(old_prices.get(matching[ad_id].external_id), matching[ad_id].price)}
+    dropped, moved = {}, []
+    for ad_id, link in links.items():
+        seen = link.price if link.price is not None else old_prices.get(matching[ad_id].external_id)
+        if _fell(seen, matching[ad_id].price):
+            dropped[ad_id] = seen
+        if link.price != matching[ad_id].price:
+            link.price = matching[ad_id].price
+            moved.append(link)
+    KeywordAd.objects.bulk_update(moved, ["price"])
     return new_ids, dropped
 
 
@@ -146,7 +158,7 @@ def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, old_prices, now
         if ad_id in new_ids:
             kind, old = Notification.Kind.NEW, None
         elif ad_id in dropped:
-            kind, old = Notification.Kind.PRICE_DROP, old_prices[ad.external_id]
+            kind, old = Notification.Kind.PRICE_DROP, dropped[ad_id]
         else:
             continue
         rows += [

@@ -121,6 +121,9 @@ class KeywordAd(models.Model):
     keyword = models.ForeignKey(Keyword, on_delete=models.CASCADE, related_name="matches")
     ad = models.ForeignKey(Ad, on_delete=models.CASCADE, related_name="matches")
     found_at = models.DateTimeField(default=timezone.now)
+    # The price this keyword last saw. A drop is judged against it, not against
+    # Ad.price, which another keyword's run may already have moved.
+    price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -141,3 +141,18 @@ def test_duplicate_ads_in_one_page_are_stored_once():
     ad = parsed(1)
     assert ingest_page(keyword, ad + ad, source="willhaben").ads_seen == 1
     assert Ad.objects.count() == 1
+
+
+def test_a_drop_stored_by_another_keyword_still_notifies_this_keywords_chat():
+    first, second = make_keyword(query="gpu"), make_keyword(query="grafikkarte")
+    first_sub, second_sub = make_subscription(keyword=first), make_subscription(keyword=second)
+    ads = parsed(1, price="100")
+    ingest_page(first, ads, source="willhaben")
+    ingest_page(second, ads, source="willhaben")
+    cheaper = parsed(1, price="80")
+    ingest_page(first, cheaper, source="willhaben")
+    result = ingest_page(second, cheaper, source="willhaben")
+    assert result.price_drops == 1
+    drops = Notification.objects.filter(kind="price_drop")
+    assert sorted(n.chat_id for n in drops) == sorted([first_sub.chat_id, second_sub.chat_id])
+    assert {(n.old_price, n.price) for n in drops} == {(Decimal("100"), Decimal("80"))}
