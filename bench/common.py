@@ -16,11 +16,12 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parent.parent
+# The benches import the project (and its test fakes) before Django is set up.
+sys.path.insert(0, str(REPO))
 
 
 def setup_django(**env):
     """Points Django at a fresh database, migrates it, and returns a description of it."""
-    sys.path.insert(0, str(REPO))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
