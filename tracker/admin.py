@@ -104,7 +104,7 @@ class KeywordAdmin(admin.ModelAdmin):
     @admin.display(description="last run", ordering="last_started_at")
     def last_run(self, obj):
         if obj.last_status is None:
-            return format_html('<span class="lago-muted">never</span>')
+            return mark_safe('<span class="lago-muted">never</span>')
         when = date_format(timezone.localtime(obj.last_started_at), "SHORT_DATETIME_FORMAT")
         return format_html(
             '{} <span class="lago-muted">{} · {} seen / {} new</span>', badge(obj.last_status), when, obj.last_ads_seen, obj.last_ads_new
@@ -213,7 +213,7 @@ class AdAdmin(admin.ModelAdmin):
     @admin.display(description="price", ordering="price")
     def price_change(self, obj):
         if obj.price is None:
-            return format_html('<span class="lago-muted">on request</span>')
+            return mark_safe('<span class="lago-muted">on request</span>')
         if not obj.has_changes or obj.first_price is None or obj.first_price == obj.price:
             return euro(obj.price)
         delta = obj.price - obj.first_price

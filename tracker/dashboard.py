@@ -23,7 +23,7 @@ def changelist(model_name, app_label, **params):
 
 
 def _runs_24h(stats, since):
-    since_param = timezone.localtime(since).strftime("%Y-%m-%d %H:%M:%S")
+    since_param = timezone.localtime(since).isoformat(sep=" ", timespec="seconds")
     return [
         {"status": status, "count": count, "url": changelist("scraperun", "scraping", status__exact=status, started_at__gte=since_param)}
         for status, count in stats["runs_24h"].items()
