@@ -1,6 +1,8 @@
 from django.contrib import admin, messages
+from django.db.models import Count
 
 from notifications.models import Notification, Subscription, TelegramChat
+from tracker.badges import badge
 
 
 class SubscriptionInline(admin.TabularInline):
@@ -9,13 +11,43 @@ class SubscriptionInline(admin.TabularInline):
     autocomplete_fields = ["keyword"]
 
 
+def _approve(chats):
+    """Pending chats become active. (Swap for TelegramChat.approve() once the bot has it.)"""
+    return chats.filter(status=TelegramChat.Status.PENDING).update(status=TelegramChat.Status.ACTIVE)
+
+
 @admin.register(TelegramChat)
 class TelegramChatAdmin(admin.ModelAdmin):
-    list_display = ["chat_id", "title", "username", "status", "status_reason", "is_admin", "muted_until", "created_at"]
+    list_display = [
+        "chat_id", "title", "username", "status_badge", "status_reason", "is_admin", "muted_until", "subscriptions_count", "created_at",
+    ]
     list_filter = ["status", "is_admin"]
     search_fields = ["chat_id", "title", "username"]
     readonly_fields = ["created_at"]
     inlines = [SubscriptionInline]
+    actions = ["approve", "block"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(n_subscriptions=Count("subscriptions"))
+
+    @admin.display(description="status", ordering="status")
+    def status_badge(self, obj):
+        return badge("skipped" if obj.status == TelegramChat.Status.PENDING else obj.status, obj.get_status_display())
+
+    @admin.display(description="subscriptions", ordering="n_subscriptions")
+    def subscriptions_count(self, obj):
+        return obj.n_subscriptions
+
+    @admin.action(description="Approve (pending → active)")
+    def approve(self, request, queryset):
+        done = _approve(queryset)
+        self.message_user(request, f"{done} chat(s) approved; {queryset.count() - done} were not pending.")
+
+    @admin.action(description="Block (stop sending, cancel queued)")
+    def block(self, request, queryset):
+        chats = queryset.exclude(status=TelegramChat.Status.BLOCKED)
+        cancelled = [chat.block(f"blocked by {request.user}") for chat in chats]
+        self.message_user(request, f"{len(cancelled)} chat(s) blocked; {sum(cancelled)} queued notification(s) cancelled.")
 
 
 @admin.register(Subscription)
@@ -31,15 +63,20 @@ class SubscriptionAdmin(admin.ModelAdmin):
 class NotificationAdmin(admin.ModelAdmin):
     """The outbox: what waits, what failed and why; retry or cancel by hand."""
 
-    list_display = ["id", "kind", "chat", "ad", "price", "status", "attempts", "next_attempt_at", "short_error", "sent_at"]
+    list_display = ["id", "kind", "chat", "ad", "price", "status_badge", "attempts", "next_attempt_at", "short_error", "sent_at"]
     list_select_related = ["chat", "ad"]
     list_filter = ["status", "kind", ("chat", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["ad__title", "chat__title", "last_error"]
     readonly_fields = [f.name for f in Notification._meta.fields]
     actions = ["retry_now", "cancel"]
+    show_full_result_count = False
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description="status", ordering="status")
+    def status_badge(self, obj):
+        return badge(obj.status)
 
     @admin.display(description="last error")
     def short_error(self, obj):

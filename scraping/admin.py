@@ -1,31 +1,60 @@
+import json
+
 from django.contrib import admin
+from django.utils.html import format_html
 
 from scraping.models import Heartbeat, ScrapeRun
+from tracker.badges import badge
+
+
+def _pretty(text):
+    """JSON pretty-printed, anything else as it is."""
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return text
 
 
 @admin.register(ScrapeRun)
 class ScrapeRunAdmin(admin.ModelAdmin):
+    """Written by the scheduler and workers only: read-only here."""
+
     list_display = [
-        "id",
-        "keyword",
-        "source",
-        "status",
-        "error",
-        "started_at",
-        "finished_at",
-        "pages_fetched",
-        "ads_seen",
-        "ads_new",
-        "price_drops",
+        "id", "keyword", "source", "status_badge", "error", "started_at", "duration_s",
+        "pages_fetched", "ads_seen", "ads_new", "price_drops",
     ]
     list_select_related = ["keyword"]
-    list_filter = ["status", "error", "source"]
+    list_filter = ["status", "error", "source", "keyword", ("started_at", admin.DateFieldListFilter)]
     search_fields = ["keyword__query", "error", "detail"]
     date_hierarchy = "started_at"
-    readonly_fields = [f.name for f in ScrapeRun._meta.fields]
+    show_full_result_count = False
+    fields = [
+        "keyword", "source", "status", "error", "started_at", "finished_at", "duration_s",
+        "pages_fetched", "ads_seen", "ads_new", "price_drops", "detail_pretty", "counters_pretty",
+    ]
+    readonly_fields = fields
 
     def has_add_permission(self, request):
         return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="status", ordering="status")
+    def status_badge(self, obj):
+        return badge(obj.status)
+
+    @admin.display(description="duration")
+    def duration_s(self, obj):
+        return "running" if obj.duration is None else f"{obj.duration.total_seconds():.1f} s"
+
+    @admin.display(description="detail")
+    def detail_pretty(self, obj):
+        return format_html('<pre class="lago-pre">{}</pre>', _pretty(obj.detail)) if obj.detail else "–"
+
+    @admin.display(description="counters")
+    def counters_pretty(self, obj):
+        return format_html('<pre class="lago-pre">{}</pre>', json.dumps(obj.counters, indent=2, sort_keys=True))
 
 
 @admin.register(Heartbeat)
@@ -34,4 +63,7 @@ class HeartbeatAdmin(admin.ModelAdmin):
     readonly_fields = ["name", "last_seen_at", "detail"]
 
     def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
         return False

@@ -110,3 +110,25 @@ def _skip(keyword, skip, now):
         Keyword.objects.filter(pk=keyword.pk).update(next_run_at=next_window(keyword, now))
     ScrapeRun.record_skip(keyword, skip.reason, skip.detail, now=now)
     return None
+
+
+def claim_keyword_now(keyword, now=None):
+    """The operator's "Run now": one keyword, the same skip rules and run row as a scheduled claim.
+
+    Returns (run, None) when a run started (the caller enqueues it after commit), or
+    (None, Skip) when it could not, with the skip recorded like a scheduled one.
+    The keyword row is locked so a concurrent tick cannot claim it meanwhile.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        keyword = Keyword.objects.select_for_update().get(pk=keyword.pk)
+        skip = skip_reason(keyword)
+        if skip:
+            _skip(keyword, skip, now)
+            return None, skip
+        run = _start_run(keyword, now)
+        if run is None:
+            return None, Skip("already_running", "a run of this keyword started concurrently")
+        keyword.next_run_at = next_window(keyword, now)
+        keyword.save(update_fields=["next_run_at"])
+        return run, None

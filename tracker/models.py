@@ -154,7 +154,10 @@ class PriceChange(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.old_price} → {self.new_price}"
+        def shown(price):
+            return "on request" if price is None else price
+
+        return f"{shown(self.old_price)} → {shown(self.new_price)}"
 
     @property
     def is_drop(self):

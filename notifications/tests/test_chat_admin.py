@@ -1,0 +1,53 @@
+"""Chats and the outbox in the admin: badges, subscription counts, approve / block."""
+
+import pytest
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.urls import reverse
+
+from notifications.models import Notification, TelegramChat
+from tests.factories import make_chat, make_notification, make_subscription
+
+pytestmark = pytest.mark.django_db
+
+CHATS = reverse("admin:notifications_telegramchat_changelist")
+
+
+def act(client, action, *chats):
+    return client.post(CHATS, {"action": action, ACTION_CHECKBOX_NAME: [c.pk for c in chats]}, follow=True)
+
+
+def test_list_shows_status_badge_and_subscriptions_count(admin_client):
+    chat = make_chat(status=TelegramChat.Status.PENDING)
+    make_subscription(chat=chat)
+    make_subscription(chat=chat)
+    html = admin_client.get(CHATS).content.decode()
+    assert '<span class="lago-badge lago-amber">pending approval</span>' in html
+    assert '<td class="field-subscriptions_count">2</td>' in html
+
+
+def test_approve_activates_pending_chats_only(admin_client):
+    pending, blocked = make_chat(status=TelegramChat.Status.PENDING), make_chat(status=TelegramChat.Status.BLOCKED)
+    response = act(admin_client, "approve", pending, blocked)
+    assert "1 chat(s) approved; 1 were not pending." in response.content.decode()
+    pending.refresh_from_db()
+    blocked.refresh_from_db()
+    assert (pending.status, blocked.status) == ("active", "blocked")
+
+
+def test_block_stops_the_chat_and_cancels_its_queue(admin_client):
+    chat = make_chat()
+    queued = make_notification(chat=chat)
+    response = act(admin_client, "block", chat)
+    assert "1 chat(s) blocked; 1 queued notification(s) cancelled." in response.content.decode()
+    chat.refresh_from_db()
+    queued.refresh_from_db()
+    assert chat.status == "blocked" and queued.status == Notification.Status.CANCELLED
+
+
+def test_notification_list_shows_badge_and_filters_by_kind(admin_client):
+    make_notification(status=Notification.Status.DEAD, last_error="Forbidden")
+    url = reverse("admin:notifications_notification_changelist")
+    html = admin_client.get(url).content.decode()
+    assert '<span class="lago-badge lago-red">dead</span>' in html and "Forbidden" in html
+    assert len(admin_client.get(url, {"kind__exact": "price_drop"}).context["cl"].result_list) == 0
+    assert len(admin_client.get(url, {"kind__exact": "new", "status__exact": "dead"}).context["cl"].result_list) == 1

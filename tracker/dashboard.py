@@ -1,0 +1,67 @@
+"""The admin index as a status page: the health verdict, the outbox, recent runs and alerts.
+
+`LagoAdminSite.index` passes `dashboard_context()` to templates/admin/index.html;
+the site replaces Django's default one through `tracker.apps.LagoAdminConfig`.
+"""
+
+from urllib.parse import urlencode
+
+from django.contrib import admin
+from django.urls import reverse
+from django.utils import timezone
+
+from scraping.models import ScrapeRun
+from tracker.health import health_report
+from tracker.stats import WINDOW, collect_stats
+
+PROBLEM_STATUSES = [ScrapeRun.Status.FAILED, ScrapeRun.Status.BANNED, ScrapeRun.Status.SKIPPED]
+
+
+def changelist(model_name, app_label, **params):
+    url = reverse(f"admin:{app_label}_{model_name}_changelist")
+    return f"{url}?{urlencode(params)}" if params else url
+
+
+def _runs_24h(stats, since):
+    since_param = timezone.localtime(since).isoformat(sep=" ", timespec="seconds")
+    return [
+        {"status": status, "count": count, "url": changelist("scraperun", "scraping", status__exact=status, started_at__gte=since_param)}
+        for status, count in stats["runs_24h"].items()
+    ]
+
+
+def _recent_problems():
+    runs = ScrapeRun.objects.filter(status__in=PROBLEM_STATUSES).select_related("keyword").order_by("-started_at", "-id")[:10]
+    return [{"run": run, "url": reverse("admin:scraping_scraperun_change", args=[run.pk])} for run in runs]
+
+
+def dashboard_context(now=None):
+    now = now or timezone.now()
+    report = health_report(now)
+    stats = collect_stats(now) if report["db_connected"] else None
+    if stats is None:
+        return {"health": report}
+    queue = report["queue"]
+    return {
+        "health": report,
+        "queue": queue,
+        "queue_urls": {
+            "pending": changelist("notification", "notifications", status__exact="pending"),
+            "dead": changelist("notification", "notifications", status__exact="dead"),
+        },
+        "runs_24h": _runs_24h(stats, now - WINDOW),
+        "alerts": [{**a, "url": reverse("admin:tracker_keyword_change", args=[a["id"]])} for a in stats["zero_result_alerts"]],
+        "alerts_url": changelist("keyword", "tracker", alert="yes"),
+        "problem_runs": _recent_problems(),
+        "problem_runs_url": changelist("scraperun", "scraping", status__in=",".join(PROBLEM_STATUSES)),
+        "ads": {k: stats[k] for k in ("ads_indexed", "ads_new_24h", "price_drops_24h")},
+    }
+
+
+class LagoAdminSite(admin.AdminSite):
+    site_header = "Lago"
+    site_title = "Lago admin"
+    index_title = "Status"
+
+    def index(self, request, extra_context=None):
+        return super().index(request, {"dashboard": dashboard_context(), **(extra_context or {})})

@@ -1,0 +1,73 @@
+"""Ad admin: price change column, filters, search, and the price history chart."""
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from tests.factories import make_ad, make_keyword
+from tracker.models import KeywordAd, PriceChange
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = reverse("admin:tracker_ad_changelist")
+
+
+def titles(response):
+    return {ad.title for ad in response.context["cl"].result_list}
+
+
+@pytest.fixture
+def ads():
+    old = timezone.now() - dt.timedelta(days=3)
+    dropped = make_ad(title="dropped", price=Decimal("80"), first_seen_at=old)
+    PriceChange.objects.create(ad=dropped, old_price=Decimal("100"), new_price=Decimal("80"))
+    rose = make_ad(title="rose", price=Decimal("1200"), first_seen_at=old)
+    PriceChange.objects.create(ad=rose, old_price=Decimal("1000"), new_price=Decimal("1200"))
+    make_ad(title="on request", price=None)
+    fresh = make_ad(title="fresh <b>bold</b>", price=Decimal("300"), external_id="987654")
+    KeywordAd.objects.create(keyword=make_keyword(name="gpu", query="rtx"), ad=fresh)
+    return {"dropped": dropped, "fresh": fresh}
+
+
+def test_list_shows_price_change_since_first_seen_and_links_out(admin_client, ads):
+    html = admin_client.get(CHANGELIST).content.decode()
+    assert '€ 80,00 <span class="lago-down">−€ 20,00</span>' in html
+    assert '€ 1.200,00 <span class="lago-up">+€ 200,00</span>' in html
+    assert 'href="https://www.willhaben.at/iad/object?adId=987654"' in html
+    assert "fresh &lt;b&gt;bold&lt;/b&gt;" in html
+    assert "gpu" in html
+
+
+@pytest.mark.parametrize(
+    "params,expected",
+    [
+        ({"dropped": "yes"}, {"dropped"}),
+        ({"new": "today"}, {"on request", "fresh <b>bold</b>"}),
+        ({"price": "gte1000"}, {"rose"}),
+        ({"price": "100-500"}, {"fresh <b>bold</b>"}),
+        ({"price": "none"}, {"on request"}),
+        ({"q": "987654"}, {"fresh <b>bold</b>"}),
+        ({"q": "rose"}, {"rose"}),
+    ],
+)
+def test_filters_and_search(admin_client, ads, params, expected):
+    assert titles(admin_client.get(CHANGELIST, params)) == expected
+
+
+def test_keyword_filter(admin_client, ads):
+    kw = ads["fresh"].keywords.get()
+    assert titles(admin_client.get(CHANGELIST, {"keywords__id__exact": kw.pk})) == {"fresh <b>bold</b>"}
+
+
+def test_search_by_our_id(admin_client, ads):
+    assert titles(admin_client.get(CHANGELIST, {"q": str(ads["dropped"].pk)})) == {"dropped"}
+
+
+def test_change_page_shows_the_chart_and_the_changes(admin_client, ads):
+    html = admin_client.get(reverse("admin:tracker_ad_change", args=[ads["dropped"].pk])).content.decode()
+    assert '<svg xmlns="http://www.w3.org/2000/svg" class="price-chart"' in html
+    assert "€ 100,00" in html
+    assert "price changes" in html.lower()

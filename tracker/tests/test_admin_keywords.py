@@ -1,0 +1,121 @@
+"""Keyword admin: columns, filters, actions (run now, pause/resume, reset cursor) and validation messages."""
+
+import datetime as dt
+
+import pytest
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.urls import reverse
+from django.utils import timezone
+from django_q.models import OrmQ
+
+from scraping.models import ScrapeRun
+from tests.factories import make_ad, make_keyword, make_subscription
+from tracker.models import Keyword, KeywordAd
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CHANGELIST = reverse("admin:tracker_keyword_changelist")
+ADD = reverse("admin:tracker_keyword_add")
+
+
+def act(client, action, *keywords, **extra):
+    data = {"action": action, ACTION_CHECKBOX_NAME: [k.pk for k in keywords], **extra}
+    return client.post(CHANGELIST, data, follow=True)
+
+
+def test_list_shows_last_run_badge_counts_and_alert(admin_client):
+    kw = make_keyword(query="rtx 3080", zero_result_alert_at=timezone.now())
+    ScrapeRun.objects.create(keyword=kw, source="willhaben", status="failed", ads_seen=7, ads_new=2)
+    KeywordAd.objects.create(keyword=kw, ad=make_ad())
+    KeywordAd.objects.create(keyword=kw, ad=make_ad(), found_at=timezone.now() - dt.timedelta(days=2))
+    make_subscription(keyword=kw)
+    row = admin_client.get(CHANGELIST).content.decode()
+    assert '<span class="lago-badge lago-red">failed</span>' in row
+    assert "7 seen / 2 new" in row
+    assert '<td class="field-ads_total">2</td>' in row
+    assert '<td class="field-ads_found_24h">1</td>' in row
+    assert '<td class="field-subscribers">1</td>' in row
+    assert "zero results since" in row
+
+
+@pytest.mark.parametrize(
+    "params,expected",
+    [({"last_status": "failed"}, {"failing"}), ({"last_status": "never"}, {"fresh"}), ({"alert": "yes"}, {"alerting"})],
+)
+def test_filters(admin_client, params, expected):
+    failing = make_keyword(query="failing")
+    make_keyword(query="fresh")
+    make_keyword(query="alerting", zero_result_alert_at=timezone.now())
+    ScrapeRun.objects.create(keyword=failing, source="willhaben", status="done", started_at=timezone.now() - dt.timedelta(hours=1))
+    ScrapeRun.objects.create(keyword=failing, source="willhaben", status="failed")
+    ScrapeRun.objects.create(keyword=Keyword.objects.get(query="alerting"), source="willhaben", status="done")
+    response = admin_client.get(CHANGELIST, params)
+    assert {k.query for k in response.context["cl"].result_list} == expected
+
+
+def test_run_now_records_a_running_run_and_enqueues_it(admin_client):
+    kw = make_keyword(next_run_at=timezone.now() + dt.timedelta(hours=1))
+    response = act(admin_client, "run_now", kw)
+    run = ScrapeRun.objects.get(keyword=kw)
+    assert run.status == ScrapeRun.Status.RUNNING
+    assert f"enqueued as scrape run {run.pk}" in response.content.decode()
+    assert OrmQ.objects.count() == 1
+
+
+def test_run_now_while_running_tells_the_operator_and_records_the_skip(admin_client):
+    kw = make_keyword()
+    ScrapeRun.objects.create(keyword=kw, source="willhaben")
+    response = act(admin_client, "run_now", kw)
+    assert "not started: already_running" in response.content.decode()
+    assert ScrapeRun.objects.filter(keyword=kw, status="skipped", error="already_running").exists()
+    assert OrmQ.objects.count() == 0
+
+
+def test_pause_and_resume(admin_client):
+    kw = make_keyword(next_run_at=timezone.now() + dt.timedelta(hours=1))
+    act(admin_client, "pause", kw)
+    kw.refresh_from_db()
+    assert not kw.is_active
+    act(admin_client, "resume", kw)
+    kw.refresh_from_db()
+    assert kw.is_active and kw.next_run_at <= timezone.now()
+
+
+def test_reset_cursor_asks_first_then_resets(admin_client):
+    kw = make_keyword(query="lego 42100", cursor_published_at=timezone.now(), cursor_ad_id="123")
+    confirm = act(admin_client, "reset_cursor", kw)
+    assert "Yes, reset the cursor" in confirm.content.decode() and "lego 42100" in confirm.content.decode()
+    kw.refresh_from_db()
+    assert kw.cursor_ad_id == "123"
+    done = act(admin_client, "reset_cursor", kw, confirm="yes")
+    assert "Cursor reset for 1 keyword(s)." in done.content.decode()
+    kw.refresh_from_db()
+    assert kw.cursor_ad_id == "" and kw.cursor_published_at is None
+
+
+VALID = {
+    "query": "rtx 3080", "source": "willhaben", "is_active": "on", "interval_minutes": "5", "price_min": "", "price_max": "",
+    "excluded_words": "", "next_run_at_0": "2025-06-01", "next_run_at_1": "12:00:00",
+    "subscriptions-TOTAL_FORMS": "0", "subscriptions-INITIAL_FORMS": "0",
+}
+
+
+@pytest.mark.parametrize(
+    "changes,message",
+    [
+        ({"interval_minutes": "0"}, "The interval must be at least 1 minute."),
+        ({"price_min": "500", "price_max": "100"}, "The maximum price must not be below the minimum price."),
+        ({"source": "ebay"}, "Unknown source ebay: choose one the registry knows (willhaben)."),
+    ],
+)
+def test_add_form_explains_invalid_input(admin_client, changes, message):
+    response = admin_client.post(ADD, {**VALID, **changes})
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert not Keyword.objects.exists()
+
+
+def test_add_form_accepts_valid_input(admin_client):
+    response = admin_client.post(ADD, VALID)
+    assert response.status_code == 302
+    assert Keyword.objects.get().query == "rtx 3080"

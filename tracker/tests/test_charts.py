@@ -1,0 +1,67 @@
+"""The price chart is a self-contained SVG that copes with odd histories."""
+
+import datetime as dt
+from decimal import Decimal
+from types import SimpleNamespace
+from xml.etree import ElementTree
+
+from tracker.charts import HEIGHT, WIDTH, ad_price_points, euro, price_chart_svg
+
+T0 = dt.datetime(2025, 1, 31, 23, 30, tzinfo=dt.UTC)  # 1 February in Vienna
+
+
+def at(days):
+    return T0 + dt.timedelta(days=days)
+
+
+def parse(svg):
+    return ElementTree.fromstring(svg)
+
+
+def test_several_prices_draw_a_line_with_euro_and_vienna_date_labels():
+    svg = price_chart_svg([(at(0), Decimal("120")), (at(3), Decimal("99.5")), (at(6), Decimal("80"))])
+    root = parse(svg)
+    assert root.get("width") == str(WIDTH) and root.get("height") == str(HEIGHT)
+    assert '<path d="M' in svg
+    assert "€ 120,00" in svg and "€ 80,00" in svg
+    assert "01.02.2025" in svg  # 23:30 UTC is already the next day in Vienna
+
+
+def test_one_point_is_a_dot_without_a_line():
+    svg = price_chart_svg([(at(0), Decimal("50"))])
+    parse(svg)
+    assert "<path" not in svg and 'class="dot"' in svg
+
+
+def test_equal_prices_do_not_divide_by_zero():
+    svg = price_chart_svg([(at(0), Decimal("50")), (at(1), Decimal("50"))])
+    parse(svg)
+    assert "nan" not in svg.lower()
+
+
+def test_price_on_request_leaves_a_gap():
+    svg = price_chart_svg([(at(0), Decimal("50")), (at(1), None), (at(2), Decimal("40")), (at(3), Decimal("30"))])
+    parse(svg)
+    assert svg.count("<path") == 2
+    assert 'class="gap"' in svg
+
+
+def test_only_on_request_says_so():
+    assert "price on request" in price_chart_svg([(at(0), None)])
+    assert "no price history" in price_chart_svg([])
+
+
+def test_text_is_escaped():
+    svg = price_chart_svg([(at(0), Decimal("1"))], title='<script>alert("x")</script>')
+    parse(svg)
+    assert "<script>" not in svg
+
+
+def test_euro_uses_austrian_separators():
+    assert euro(Decimal("1234.5")) == "€ 1.234,50"
+
+
+def test_ad_points_start_with_the_first_price_and_end_now():
+    ad = SimpleNamespace(first_seen_at=at(0), price=Decimal("80"))
+    changes = [SimpleNamespace(seen_at=at(2), old_price=Decimal("100"), new_price=Decimal("80"))]
+    assert ad_price_points(ad, changes, at(5)) == [(at(0), Decimal("100")), (at(2), Decimal("80")), (at(5), Decimal("80"))]
