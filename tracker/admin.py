@@ -165,8 +165,18 @@ class KeywordAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/tracker/keyword/reset_cursor.html", context)
 
 
+class MachineWrittenAdmin(admin.ModelAdmin):
+    """Rows the scraper writes: operators look and may delete, never add or edit."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Ad)
-class AdAdmin(admin.ModelAdmin):
+class AdAdmin(MachineWrittenAdmin):
     list_display = ["thumbnail", "title_link", "price_change", "location", "published_at", "keyword_names"]
     list_display_links = None
     list_filter = [("keywords", admin.RelatedFieldListFilter), "source", PriceRangeFilter, NewTodayFilter, DroppedInPriceFilter]
@@ -233,7 +243,7 @@ class AdAdmin(admin.ModelAdmin):
 
 
 @admin.register(PriceChange)
-class PriceChangeAdmin(admin.ModelAdmin):
+class PriceChangeAdmin(MachineWrittenAdmin):
     list_display = ["ad", "old_price", "new_price", "seen_at"]
     list_select_related = ["ad"]
     search_fields = ["ad__title", "ad__external_id"]
@@ -243,7 +253,7 @@ class PriceChangeAdmin(admin.ModelAdmin):
 
 
 @admin.register(KeywordAd)
-class KeywordAdAdmin(admin.ModelAdmin):
+class KeywordAdAdmin(MachineWrittenAdmin):
     list_display = ["keyword", "ad", "found_at"]
     list_select_related = ["keyword", "ad"]
     list_filter = ["keyword"]
