@@ -39,6 +39,21 @@ def browser_page(monkeypatch):
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         yield page
         browser.close()
+    end_live_server_sessions()
+
+
+def end_live_server_sessions():
+    """The session-wide live server answers keep-alive connections in threads that
+    close their database connection only when the socket closes, which may be after
+    pytest drops the test database ("being accessed by other users"). End them here."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture
