@@ -144,7 +144,7 @@ async def startup(app: Application):
     """post_init: polling needs no webhook; the menus show the commands (admins see theirs)."""
     await app.bot.delete_webhook()
     await app.bot.set_my_commands(menu(), scope=BotCommandScopeDefault())
-    admin_ids = await app.bot_data["db"](_admin_ids)
+    admin_ids = await app.bot_data["db"](_seed_admins)
     for chat_id in admin_ids:
         try:
             await app.bot.set_my_commands(menu(admin=True), scope=BotCommandScopeChat(chat_id))
@@ -153,7 +153,9 @@ async def startup(app: Application):
     logger.info("bot: polling %s as @%s", redact(settings.TELEGRAM_API_BASE_URL), app.bot.username)
 
 
-def _admin_ids():
+def _seed_admins():
+    """TELEGRAM_ADMIN_CHAT_IDS become active admin chats; returns every admin chat id."""
     from notifications.models import TelegramChat
 
+    TelegramChat.objects.seed_admins(settings.TELEGRAM_ADMIN_CHAT_IDS)
     return sorted(set(TelegramChat.objects.admins().values_list("chat_id", flat=True)) | set(settings.TELEGRAM_ADMIN_CHAT_IDS))

@@ -105,7 +105,7 @@ def start(ref: ChatRef, args=()) -> Reply:
         return Reply("You are registered already. /keywords lists what you can follow, /help all commands.")
     if outcome == "waiting":
         return Reply(PENDING_TEXT)
-    name = ref.title or (f"@{ref.username}" if ref.username else "")
+    name = " ".join(part for part in (ref.title, f"(@{ref.username})" if ref.username else "") if part)
     request = f"🙋 Chat {ref.chat_id} {esc(name)} asks to use Lago.".replace("  ", " ")
     request += "\nApprove it with the button, or in the Django admin (Telegram chats)."
     others = [(admin_id, Reply(request, keyboards.approve_keyboard(ref.chat_id))) for admin_id in _admin_chat_ids(exclude=ref.chat_id)]

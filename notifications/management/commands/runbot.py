@@ -8,7 +8,6 @@ from django.db import connections
 from telegram import Update
 
 from notifications.bot.app import build_application
-from notifications.models import TelegramChat
 
 
 class Command(BaseCommand):
@@ -17,8 +16,7 @@ class Command(BaseCommand):
     def handle(self, *args, verbosity, **options):
         if not settings.TELEGRAM_BOT_TOKEN:
             raise CommandError("TELEGRAM_BOT_TOKEN is not set: there is no bot to run.")
-        TelegramChat.objects.seed_admins(settings.TELEGRAM_ADMIN_CHAT_IDS)
-        connections.close_all()  # from here on the ORM runs in the handlers' worker thread
+        connections.close_all()  # the ORM runs in the handlers' worker thread (admins are seeded in post_init)
         app = build_application()
         if verbosity:
             self.stdout.write(f"runbot: starting long polling (timeout {settings.TELEGRAM_POLL_TIMEOUT_S}s)")
