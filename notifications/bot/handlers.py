@@ -62,7 +62,12 @@ async def gate(update: Update, context: ContextTypes.DEFAULT_TYPE):
         return
     query = update.callback_query
     checked = "approve" if query and (query.data or "").startswith("approve:") else command
-    denied = await run_db(context, services.access, chat_ref(update), checked)
+    try:
+        denied = await run_db(context, services.access, chat_ref(update), checked)
+    except Exception as exc:  # noqa: BLE001 - logged with the update; the chat is told
+        # Fail closed: PTB would go on to the next handler group, i.e. past this gate.
+        await report_error(update, context, exc)
+        raise ApplicationHandlerStop from None
     if denied is None:
         return
     if query:
@@ -155,9 +160,13 @@ async def migration(update: Update, context: ContextTypes.DEFAULT_TYPE):
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE):
-    """Logs every handler failure with what it was handling, and tells the chat."""
-    summary = _describe(update)
-    logger.error("bot: handling %s failed: %s", summary, redact(repr(context.error)), exc_info=context.error)
+    """The Application's error handler: every handler failure ends here."""
+    await report_error(update, context, context.error)
+
+
+async def report_error(update, context, error):
+    """Logs the failure with what it was handling, and tells the chat."""
+    logger.error("bot: handling %s failed: %s", _describe(update), redact(repr(error)), exc_info=error)
     if isinstance(update, Update) and update.effective_chat is not None and not update.my_chat_member:
         try:
             await context.bot.send_message(update.effective_chat.id, "⚠️ Something went wrong on our side. Please try again in a minute.")

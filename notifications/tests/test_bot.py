@@ -345,3 +345,43 @@ def test_group_migration_keeps_subscriptions_under_the_new_id(bot):
     assert not TelegramChat.objects.filter(chat_id=-731).exists()
     assert Subscription.objects.get(pk=sub.pk).chat.chat_id == -100731
     assert bot.reply(-100731, "/status").count("#") == 1
+
+
+def test_sent_notification_carries_buttons_that_work(bot, member):
+    from notifications.sender import process_queue
+
+    sub = make_subscription(member)
+    make_notification(chat=member, keyword=sub.keyword)
+    make_notification(chat=member, keyword=None)
+    assert process_queue() == 2
+    with_keyword, without = bot.server.messages[-2:]
+    assert buttons(with_keyword["reply_markup"]) == [f"mutekw:{sub.keyword_id}", "snooze:3600"]
+    assert buttons(without["reply_markup"]) == ["snooze:3600"]
+    bot.press(ALLOWED, buttons(with_keyword["reply_markup"])[0], message_id=with_keyword["message_id"])
+    sub.refresh_from_db()
+    assert sub.muted_until == MUTED_FOREVER
+
+
+def test_handler_errors_are_logged_with_the_update_and_the_chat_is_told(bot, member, monkeypatch, caplog):
+    class Broken:
+        class objects:
+            @staticmethod
+            def filter(**kwargs):
+                raise RuntimeError("database on fire")
+
+    monkeypatch.setattr(services, "Keyword", Broken)
+    [reply] = bot.send(ALLOWED, "/keywords")
+    assert "Something went wrong" in reply
+    [record] = [r for r in caplog.records if r.name == "notifications.bot.handlers" and r.levelname == "ERROR"]
+    assert "'keywords'" in record.getMessage() and f"chat {ALLOWED}" in record.getMessage() and "database on fire" in record.getMessage()
+
+
+def test_gate_fails_closed(bot, member, monkeypatch, caplog):
+    def broken(ref, command):
+        raise RuntimeError("gate broke")
+
+    monkeypatch.setattr(services, "access", broken)
+    [reply] = bot.send(ALLOWED, "/mute")
+    assert "Something went wrong" in reply
+    assert chat(ALLOWED).muted_until is None
+    assert any("gate broke" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
