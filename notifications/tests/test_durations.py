@@ -24,6 +24,8 @@ def test_parses_units_and_sums(text, expected):
     ("2", "Cannot read"),
     ("2x", "Cannot read"),
     ("h2", "Cannot read"),
+    ("1h30", "Cannot read"),
+    ("2 hours", "Cannot read"),
     ("0m", "longer than zero"),
     ("53w", "longer than a year"),
 ])
