@@ -7,7 +7,7 @@ one worker thread with its own connection; tests: the test's own thread).
 
 import logging
 
-from telegram import Update
+from telegram import LinkPreviewOptions, Update
 from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
@@ -16,6 +16,7 @@ from notifications.bot import services
 from tracker.log_filters import redact
 
 logger = logging.getLogger(__name__)
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 # Updates that reach every chat's handlers, registered or not.
 OPEN_COMMANDS = {"start"}
@@ -39,7 +40,7 @@ def command_name(message) -> str | None:
 
 
 async def send(bot, chat_id, reply: services.Reply):
-    await bot.send_message(chat_id, reply.text, parse_mode=ParseMode.HTML, reply_markup=reply.keyboard, disable_web_page_preview=True)
+    await bot.send_message(chat_id, reply.text, parse_mode=ParseMode.HTML, reply_markup=reply.keyboard, link_preview_options=NO_PREVIEW)
 
 
 # --- the gate (handler group -1) -------------------------------------------------------
@@ -99,7 +100,7 @@ def command(service):
 
     async def handle(update: Update, context: ContextTypes.DEFAULT_TYPE):
         reply = await run_db(context, service, chat_ref(update), context.args or [])
-        await update.effective_message.reply_html(reply.text, reply_markup=reply.keyboard, disable_web_page_preview=True)
+        await update.effective_message.reply_html(reply.text, reply_markup=reply.keyboard, link_preview_options=NO_PREVIEW)
 
     handle.__name__ = f"command_{service.__name__}"
     return handle

@@ -264,6 +264,12 @@ def test_stop_then_start_resumes(bot, member):
     assert chat(ALLOWED).status == TelegramChat.Status.ACTIVE
 
 
+def test_group_commands_addressed_to_the_bot(bot):
+    make_chat(chat_id=-740)
+    assert "/subscribe" in bot.reply(-740, "/help@lago_test_bot")
+    assert bot.send(-740, "chatter in the group") == []
+
+
 def test_unknown_command_and_plain_text(bot, member):
     assert bot.reply(ALLOWED, "/frobnicate now") == "Unknown command /frobnicate. Try /help."
     assert "only understand commands" in bot.reply(ALLOWED, "hello")
