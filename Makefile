@@ -25,7 +25,11 @@ run: $(VENV)/.runtime
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py ensure_admin
 	$(BIN)/python manage.py setup_schedules
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho -f Procfile start
+	@# The bot runs only with a token (environment or .env): Procfile.bot adds it.
+	@procfile=Procfile; \
+	if [ "$$($(BIN)/python manage.py shell -v 0 -c 'from django.conf import settings; print(bool(settings.TELEGRAM_BOT_TOKEN))')" = True ]; then \
+		procfile=Procfile.bot; else echo "TELEGRAM_BOT_TOKEN is not set: starting without the bot"; fi; \
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho -f $$procfile start
 
 # Tests need a key but no secret: one that only exists here.
 test: export SECRET_KEY ?= lago-test-only-secret-key

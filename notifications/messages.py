@@ -11,6 +11,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.db.models import Min
 from django.utils import timezone
 
+from notifications.bot.keyboards import notification_keyboard
+
 TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
 DIGEST_MAX_ITEMS = 25
@@ -22,6 +24,8 @@ class Rendered:
     html: str
     plain: str
     photo_url: str | None = None
+    # Inline buttons under the message (ad notifications: mute the keyword, snooze).
+    reply_markup: object = None
 
 
 def esc(value) -> str:
@@ -63,7 +67,8 @@ def render(notification) -> Rendered:
         html_text, plain = _ad_lines(notification, ad, title, escape=True), _ad_lines(notification, ad, title, escape=False)
         excess = max(len(html_text), len(plain)) - limit
         if excess <= 0 or not title:
-            return Rendered(html=_fit(html_text, limit), plain=_fit(plain, limit), photo_url=photo)
+            buttons = notification_keyboard(notification.keyword_id)
+            return Rendered(html=_fit(html_text, limit), plain=_fit(plain, limit), photo_url=photo, reply_markup=buttons)
         title = title[: max(0, len(title) - excess - 1)] + ELLIPSIS if len(title) > excess + 1 else ""
 
 

@@ -168,7 +168,9 @@ def _send(chat, rendered):
     """Sends, following one group → supergroup migration."""
     for _ in range(2):
         try:
-            return telegram.send_message(chat.chat_id, rendered.html, photo_url=rendered.photo_url, plain_text=rendered.plain)
+            return telegram.send_message(
+                chat.chat_id, rendered.html, photo_url=rendered.photo_url, reply_markup=rendered.reply_markup, plain_text=rendered.plain
+            )
         except DeliveryError as err:
             if err.migrate_to_chat_id is None:
                 raise

@@ -56,3 +56,17 @@ def check_zombie_threshold(app_configs=None, **kwargs):
             id="lago.E003",
         )
     ]
+
+
+@register()
+def check_bot_poll_timeout(app_configs=None, **kwargs):
+    poll, stale = settings.TELEGRAM_POLL_TIMEOUT_S, settings.HEALTHCHECK_BOT_STALE_S
+    if 0 <= poll and poll + settings.TELEGRAM_TIMEOUT_S < stale / 2:
+        return []
+    return [
+        Error(
+            f"TELEGRAM_POLL_TIMEOUT_S ({poll}) plus TELEGRAM_TIMEOUT_S must stay below half of HEALTHCHECK_BOT_STALE_S ({stale}).",
+            hint="The bot heartbeat is written after each answered poll; a longer poll makes a working bot look stale.",
+            id="lago.E004",
+        )
+    ]

@@ -197,6 +197,18 @@ NOTIFY_DIGEST_THRESHOLD = env.int("NOTIFY_DIGEST_THRESHOLD", default=20)
 # A claimed row is hidden this long; if the sender dies mid-send it becomes due again afterwards.
 NOTIFY_CLAIM_LEASE_S = env.int("NOTIFY_CLAIM_LEASE_S", default=120)
 
+# The bot (`manage.py runbot`). Chat ids are Telegram's (groups are negative).
+# Chats that become active on /start without approval.
+TELEGRAM_ALLOWED_CHAT_IDS = env.list("TELEGRAM_ALLOWED_CHAT_IDS", cast=int, default=[])
+# Admin chats: made active with is_admin on /start and at runbot start-up; they approve requests.
+TELEGRAM_ADMIN_CHAT_IDS = env.list("TELEGRAM_ADMIN_CHAT_IDS", cast=int, default=[])
+# true: every chat that sends /start is active at once (no approval).
+TELEGRAM_OPEN_REGISTRATION = env.bool("TELEGRAM_OPEN_REGISTRATION", default=False)
+# true: active chats may propose keywords with /add (created inactive, an admin activates them).
+TELEGRAM_USERS_MAY_ADD_KEYWORDS = env.bool("TELEGRAM_USERS_MAY_ADD_KEYWORDS", default=False)
+# Long-poll timeout of getUpdates, seconds; must stay well below HEALTHCHECK_BOT_STALE_S.
+TELEGRAM_POLL_TIMEOUT_S = env.int("TELEGRAM_POLL_TIMEOUT_S", default=30)
+
 # (end of notification settings)
 
 

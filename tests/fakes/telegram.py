@@ -8,7 +8,14 @@
     server.hang(seconds=5)                      # no answer for a while, message not delivered
     server.forbid(chat_id) / server.parse_error() / server.migrate(chat_id, new_id) / server.fail_photo()
     server.down = True                          # connections closed without an answer
-    server.count_429, server.requests, server.updates (queue for getUpdates)
+    server.count_429, server.requests
+
+The bot side (long polling):
+    server.push_message(chat_id, "/start")      # also push_callback(), push_my_chat_member(), push_migration(), push_update(dict)
+    server.replies(chat_id)                     # texts the bot sent to that chat
+    server.callback_answers, server.edits, server.commands, server.polls, server.webhook_deletes
+getUpdates honours `offset` (older updates count as confirmed and are dropped) and `timeout`
+(waits until an update is pushed, at most min(timeout, max_poll_wait) seconds).
 """
 
 import itertools
@@ -42,6 +49,9 @@ class FakeTelegram:
         self.released = threading.Event()
         self.message_ids = itertools.count(1)
         self.down = False
+        self.max_poll_wait = 1.0
+        self.update_ids = itertools.count(1)
+        self.pushed = threading.Condition(self.lock)
         self.reset()
         self._server = None
 
@@ -56,6 +66,9 @@ class FakeTelegram:
 
     def stop(self):
         self.released.set()  # wake hanging handlers
+        with self.pushed:
+            self.stopping = True
+            self.pushed.notify_all()
         self._server.shutdown()
         self._server.server_close()
 
@@ -67,6 +80,9 @@ class FakeTelegram:
     def reset(self):
         with self.lock:
             self.messages, self.requests, self.updates, self.rules = [], [], [], []
+            self.callback_answers, self.edits, self.commands = [], [], {}
+            self.polls = self.webhook_deletes = 0
+            self.stopping = False
             self.count_429 = 0
             self.limits = None
             self.sent_at = deque()
@@ -113,6 +129,86 @@ class FakeTelegram:
             seen[(m["chat_id"], m["text"] or m["caption"])] += 1
         return sum(1 for n in seen.values() if n > 1)
 
+    def replies(self, chat_id):
+        """Texts (or captions) of the messages sent to `chat_id`, oldest first."""
+        return self.texts(chat_id)
+
+    # --- updates for the bot -------------------------------------------------
+
+    def push_update(self, update):
+        """Queues one Bot API Update dict (update_id assigned when missing); returns it."""
+        with self.pushed:
+            update.setdefault("update_id", next(self.update_ids))
+            self.updates.append(update)
+            self.pushed.notify_all()
+        return update
+
+    def push_message(self, chat_id, text, *, user_id=None, chat_type=None, title=None, username=None, **extra):
+        """A text message (a bot_command entity when it starts with "/")."""
+        message = _message(chat_id, user_id, chat_type, title, username)
+        message["text"] = text
+        if text.startswith("/"):
+            message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+        message.update(extra)
+        return self.push_update({"message": message})
+
+    def push_callback(self, chat_id, data, *, message_id=1, user_id=None, message_text="(message with buttons)"):
+        """A button press on message `message_id` in `chat_id`."""
+        message = _message(chat_id, None, None, None, None)
+        message.update(message_id=message_id, text=message_text, **{"from": BOT_USER})
+        user = _user(user_id or abs(chat_id))
+        query = {"id": f"cq{next(self.message_ids)}", "from": user, "chat_instance": f"ci{chat_id}", "data": data, "message": message}
+        return self.push_update({"callback_query": query})
+
+    def push_my_chat_member(self, chat_id, new_status="kicked", old_status="member"):
+        """The bot's own membership changed (a private chat blocking the bot: "kicked")."""
+        def member(status):
+            return {"user": BOT_USER, "status": status, **({"until_date": 0} if status == "kicked" else {})}
+        change = {"chat": _chat(chat_id), "from": _user(abs(chat_id)), "date": int(time.time()),
+                  "old_chat_member": member(old_status), "new_chat_member": member(new_status)}
+        return self.push_update({"my_chat_member": change})
+
+    def push_migration(self, chat_id, new_chat_id):
+        """The service message a group gets when it becomes a supergroup."""
+        message = _message(chat_id, None, "group", "Group", None)
+        message["migrate_to_chat_id"] = new_chat_id
+        return self.push_update({"message": message})
+
+    def _get_updates(self, params):
+        offset = _int(params.get("offset")) or 0
+        wait = min(float(params.get("timeout") or 0), self.max_poll_wait)
+        deadline = time.monotonic() + wait
+        with self.pushed:
+            self.polls += 1
+            self.updates = [u for u in self.updates if u["update_id"] >= offset]
+            while not self.updates and not self.stopping and time.monotonic() < deadline:
+                self.pushed.wait(deadline - time.monotonic())
+            return 200, {"ok": True, "result": list(self.updates)}
+
+    def _bot_method(self, method, params, chat_id):
+        """answerCallbackQuery, edits, setMyCommands, deleteWebhook; None for other methods."""
+        with self.lock:
+            if method == "answerCallbackQuery":
+                self.callback_answers.append({"callback_query_id": params.get("callback_query_id"), "text": params.get("text"),
+                                              "show_alert": _json(params.get("show_alert")) is True})
+                return 200, {"ok": True, "result": True}
+            if method in {"editMessageReplyMarkup", "editMessageText"}:
+                edit = {"method": method, "chat_id": chat_id, "message_id": _int(params.get("message_id")),
+                        "text": params.get("text"), "reply_markup": _json(params.get("reply_markup"))}
+                self.edits.append(edit)
+                message = {"message_id": edit["message_id"], "date": int(time.time()), "chat": _chat(chat_id), "from": BOT_USER,
+                           "text": edit["text"] or "(edited)"}
+                return 200, {"ok": True, "result": message}
+            if method == "setMyCommands":
+                scope = _json(params.get("scope")) or {"type": "default"}
+                key = scope["type"] if "chat_id" not in scope else f"chat:{scope['chat_id']}"
+                self.commands[key] = [c["command"] for c in _json(params.get("commands"))]
+                return 200, {"ok": True, "result": True}
+            if method == "deleteWebhook":
+                self.webhook_deletes += 1
+                return 200, {"ok": True, "result": True}
+        return None
+
     # --- request handling --------------------------------------------------
 
     def handle(self, method, params):
@@ -139,11 +235,10 @@ class FakeTelegram:
         if method == "getMe":
             return 200, {"ok": True, "result": BOT_USER}
         if method == "getUpdates":
-            with self.lock:
-                updates, self.updates = self.updates, []
-            return 200, {"ok": True, "result": updates}
-        if method in {"setMyCommands", "deleteWebhook"}:
-            return 200, {"ok": True, "result": True}
+            return self._get_updates(params)
+        answer = self._bot_method(method, params, chat_id)
+        if answer is not None:
+            return answer
         return 404, {"ok": False, "error_code": 404, "description": "Not Found: method not found"}
 
     def _send(self, method, params, chat_id):
@@ -156,7 +251,7 @@ class FakeTelegram:
             message = {"message_id": next(self.message_ids), "date": int(time.time()), "chat": _chat(chat_id), "from": BOT_USER}
             record = {"method": method, "chat_id": chat_id, "text": params.get("text"), "caption": params.get("caption"),
                       "photo": params.get("photo"), "parse_mode": params.get("parse_mode"),
-                      "reply_markup": params.get("reply_markup"), "message_id": message["message_id"], "at": time.monotonic()}
+                      "reply_markup": _json(params.get("reply_markup")), "message_id": message["message_id"], "at": time.monotonic()}
             self.messages.append(record)
         if method == "sendPhoto":
             message.update(photo=[{"file_id": "photo1", "file_unique_id": "u1", "width": 800, "height": 600}], caption=record["caption"])
@@ -191,8 +286,35 @@ def _int(value):
         return value
 
 
-def _chat(chat_id):
-    return {"id": chat_id, "type": "supergroup" if isinstance(chat_id, int) and chat_id < 0 else "private"}
+def _json(value):
+    """Bot API parameters arrive JSON-encoded in form fields (objects, booleans) or as JSON bodies."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _chat(chat_id, chat_type=None, title=None, username=None):
+    chat_type = chat_type or ("supergroup" if isinstance(chat_id, int) and chat_id < 0 else "private")
+    chat = {"id": chat_id, "type": chat_type}
+    if chat_type == "private":
+        chat["first_name"] = title or f"User {chat_id}"
+    else:
+        chat["title"] = title or f"Group {chat_id}"
+    if username:
+        chat["username"] = username
+    return chat
+
+
+def _user(user_id):
+    return {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
+
+
+def _message(chat_id, user_id, chat_type, title, username):
+    return {"message_id": 1, "date": int(time.time()), "chat": _chat(chat_id, chat_type, title, username),
+            "from": _user(user_id or abs(chat_id))}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -232,7 +354,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (a long poll cancelled at shutdown)
 
     def log_message(self, format, *args):
         pass  # the request line carries the token; tests inspect server.requests instead

@@ -16,12 +16,12 @@ from django.conf import settings
 
 COMPOSE = yaml.safe_load((Path(settings.BASE_DIR) / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
-APP_SERVICES = ["migrate", "web", "worker"]
+APP_SERVICES = ["migrate", "web", "worker", "bot"]
 
 
 def test_services_exist_and_restart_unless_stopped():
     assert {"db", "migrate", "web", "worker"} <= set(SERVICES)
-    for name in ["db", "web", "worker"]:
+    for name in ["db", "web", "worker", "bot"]:
         assert SERVICES[name]["restart"] == "unless-stopped", name
 
 
@@ -31,7 +31,7 @@ def test_app_services_read_env_and_wait_for_the_database():
         assert service["env_file"] == ".env"
         assert service["depends_on"]["db"] == {"condition": "service_healthy"}
         assert service["environment"]["DATABASE_URL"].startswith("postgres://lago:")
-    for name in ["web", "worker"]:
+    for name in ["web", "worker", "bot"]:
         assert SERVICES[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
 
 
@@ -52,6 +52,14 @@ def test_worker_sets_up_the_schedule_and_checks_its_heartbeat():
     worker = SERVICES["worker"]
     assert "setup_schedules" in " ".join(worker["command"]) and "qcluster" in " ".join(worker["command"])
     assert worker["healthcheck"]["test"] == ["CMD", "python", "manage.py", "status", "--check", "scheduler"]
+
+
+def test_bot_runs_runbot_and_checks_its_heartbeat():
+    bot = SERVICES["bot"]
+    assert bot["command"] == ["python", "manage.py", "runbot"]
+    check = bot["healthcheck"]
+    assert check["test"] == ["CMD", "python", "manage.py", "status", "--check", "bot"]
+    assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("60s", "10s", 3, "180s")
 
 
 def free_port():
@@ -106,6 +114,28 @@ def test_worker_command_starts_a_cluster(service_env):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+def test_bot_command_polls_and_its_healthcheck_passes(service_env, telegram_server):
+    env = {**service_env, "TELEGRAM_BOT_TOKEN": telegram_server.token, "TELEGRAM_API_BASE_URL": telegram_server.base_url,
+           "TELEGRAM_POLL_TIMEOUT_S": "1"}
+    check = SERVICES["bot"]["healthcheck"]["test"][1:]
+    before = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+    assert before.returncode == 1, before.stdout  # no heartbeat yet
+    proc = subprocess.Popen(SERVICES["bot"]["command"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        read_until(proc, "Application started", timeout=30)
+        deadline = time.monotonic() + 20
+        while telegram_server.polls < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert telegram_server.polls >= 2
+        healthy = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+        assert healthy.returncode == 0, healthy.stdout + healthy.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
 
 
 def wait_for_http(url, proc, timeout=30):

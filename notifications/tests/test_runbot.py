@@ -1,0 +1,61 @@
+"""`manage.py runbot` as a real process against the fake Bot API and the test database."""
+
+import signal
+import subprocess
+import time
+
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+
+from notifications.models import TelegramChat
+from scraping.models import Heartbeat
+from tests.processes import PYTHON, child_env
+
+
+def wait_for(predicate, timeout, what, proc=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"runbot exited early ({proc.returncode}) waiting for {what}: {proc.stdout.read()}")
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def test_runbot_without_a_token_fails(settings):
+    settings.TELEGRAM_BOT_TOKEN = ""
+    with pytest.raises(CommandError, match="TELEGRAM_BOT_TOKEN is not set"):
+        call_command("runbot")
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.timeout(120)
+def test_runbot_polls_answers_beats_and_stops_cleanly_on_sigterm(telegram):
+    env = child_env(
+        TELEGRAM_BOT_TOKEN=telegram.token,
+        TELEGRAM_API_BASE_URL=telegram.base_url,
+        TELEGRAM_POLL_TIMEOUT_S=1,
+        TELEGRAM_ADMIN_CHAT_IDS="500",
+        TELEGRAM_ALLOWED_CHAT_IDS="600,601",
+        LOG_LEVEL="DEBUG",
+    )
+    proc = subprocess.Popen([PYTHON, "manage.py", "runbot"], env=env, cwd=settings.BASE_DIR,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_for(lambda: Heartbeat.objects.filter(name="bot").exists(), 60, "the bot heartbeat", proc)
+        assert telegram.webhook_deletes >= 1 and "keywords" in telegram.commands["default"]
+        assert TelegramChat.objects.get(chat_id=500).is_admin
+        telegram.push_message(600, "/start")
+        wait_for(lambda: telegram.replies(600), 30, "the reply to /start", proc)
+        assert "Welcome to Lago" in telegram.replies(600)[0]
+        assert TelegramChat.objects.get(chat_id=600).status == TelegramChat.Status.ACTIVE
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output = proc.communicate(timeout=30)[0]
+    assert proc.returncode == 0, output[-3000:]
+    assert "runbot: stopped" in output
+    assert telegram.token not in output
+    assert Heartbeat.age_seconds("bot") < 60
