@@ -11,11 +11,6 @@ class SubscriptionInline(admin.TabularInline):
     autocomplete_fields = ["keyword"]
 
 
-def _approve(chats):
-    """Pending chats become active. (Swap for TelegramChat.approve() once the bot has it.)"""
-    return chats.filter(status=TelegramChat.Status.PENDING).update(status=TelegramChat.Status.ACTIVE)
-
-
 @admin.register(TelegramChat)
 class TelegramChatAdmin(admin.ModelAdmin):
     list_display = [
@@ -40,8 +35,8 @@ class TelegramChatAdmin(admin.ModelAdmin):
 
     @admin.action(description="Approve (pending → active)")
     def approve(self, request, queryset):
-        done = _approve(queryset)
-        self.message_user(request, f"{done} chat(s) approved; {queryset.count() - done} were not pending.")
+        done = sum(chat.approve() for chat in queryset.filter(status=TelegramChat.Status.PENDING))
+        self.message_user(request, f"{done} chat(s) approved and welcomed; {queryset.count() - done} were not pending.")
 
     @admin.action(description="Block (stop sending, cancel queued)")
     def block(self, request, queryset):

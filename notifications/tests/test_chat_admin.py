@@ -28,10 +28,12 @@ def test_list_shows_status_badge_and_subscriptions_count(admin_client):
 def test_approve_activates_pending_chats_only(admin_client):
     pending, blocked = make_chat(status=TelegramChat.Status.PENDING), make_chat(status=TelegramChat.Status.BLOCKED)
     response = act(admin_client, "approve", pending, blocked)
-    assert "1 chat(s) approved; 1 were not pending." in response.content.decode()
+    assert "1 chat(s) approved and welcomed; 1 were not pending." in response.content.decode()
     pending.refresh_from_db()
     blocked.refresh_from_db()
     assert (pending.status, blocked.status) == ("active", "blocked")
+    welcome = Notification.objects.get(kind=Notification.Kind.ALERT)
+    assert welcome.chat_id == pending.pk and welcome.status == Notification.Status.PENDING
 
 
 def test_block_stops_the_chat_and_cancels_its_queue(admin_client):
