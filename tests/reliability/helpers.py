@@ -108,7 +108,7 @@ class Cluster:
 
     def __init__(self, workers=2, **env):
         # Tasks are signed with SECRET_KEY: the test process enqueues, so the cluster needs the same key.
-        self.env = child_env(Q_WORKERS=workers, LOG_LEVEL="INFO", PYTHONUNBUFFERED=1, SECRET_KEY=settings.SECRET_KEY, **env)
+        self.env = child_env(**{"Q_WORKERS": workers, "LOG_LEVEL": "INFO", "PYTHONUNBUFFERED": 1, "SECRET_KEY": settings.SECRET_KEY, **env})
         self.workers = workers
         self.proc = None
         self._log = tempfile.NamedTemporaryFile(prefix="lago-qcluster-", suffix=".log", delete=False)
