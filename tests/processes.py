@@ -24,7 +24,8 @@ def child_env(**extra):
     env = dict(os.environ)
     env.update(
         DATABASE_URL=database_url(),
-        SECRET_KEY="child-process-test-key",
+        # django-q2 signs tasks with SECRET_KEY: a child with another key silently drops the tasks this process enqueues.
+        SECRET_KEY=settings.SECRET_KEY,
         DJANGO_SETTINGS_MODULE="tracker.settings",
         PYTHONPATH=str(settings.BASE_DIR),
     )

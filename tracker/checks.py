@@ -70,3 +70,16 @@ def check_bot_poll_timeout(app_configs=None, **kwargs):
             id="lago.E004",
         )
     ]
+
+
+@register()
+def check_queue_broker(app_configs=None, **kwargs):
+    if settings.Q_BROKER in settings.Q_BROKERS:
+        return []
+    return [
+        Error(
+            f"Q_BROKER={settings.Q_BROKER!r} is not a known task broker.",
+            hint="Use Q_BROKER=orm (the database, the default) or Q_BROKER=redis with REDIS_URL=redis://host:6379/0.",
+            id="lago.E005",
+        )
+    ]

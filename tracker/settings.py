@@ -134,10 +134,19 @@ Q_CLUSTER = {
     "catch_up": False,
     "save_limit": 500,
     "ack_failures": True,
-    "orm": "default",
     "poll": 0.5,
     "label": "Task queue",
 }
+# The broker: "orm" (the database; zero config) or "redis" (REDIS_URL). Several
+# clusters on several hosts may share either; tracker.checks rejects other values.
+Q_BROKER = env.str("Q_BROKER", default="orm").strip().lower()
+Q_BROKERS = ("orm", "redis")
+REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+if Q_BROKER == "redis":
+    # django-q2 passes a string to redis.from_url() (redis://, rediss://, unix://).
+    Q_CLUSTER["redis"] = REDIS_URL
+else:
+    Q_CLUSTER["orm"] = "default"
 
 # --- Scraping (scraping app) ----------------------------------------------
 

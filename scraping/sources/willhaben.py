@@ -113,7 +113,9 @@ def parse_body(content):
     except ValueError as exc:
         raise ParseError(f"response is not JSON: {exc}", body=content) from None
     if isinstance(data, dict) and "props" in data:
-        data = (data.get("props") or {}).get("pageProps", {}).get("searchResult")
+        props = data.get("props")
+        page_props = props.get("pageProps") if isinstance(props, dict) else None
+        data = page_props.get("searchResult") if isinstance(page_props, dict) else None
     if not isinstance(data, dict) or not isinstance(data.get("advertSummaryList"), dict):
         raise ParseError("no searchResult.advertSummaryList in the response", body=content)
     return data
@@ -125,7 +127,8 @@ def build_page(result, *, number, rows, cursor, body=b""):
         ads = [parse_ad(raw) for raw in raw_ads]
         rows_found = int(result.get("rowsFound", 0))
         rows_returned = int(result.get("rowsReturned", len(ads)))
-    except (KeyError, TypeError, ValueError, InvalidOperation) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, InvalidOperation) as exc:
+        # AttributeError: a list or number where an object belongs (e.g. advertImage: [1]).
         raise ParseError(f"unexpected ad format: {exc!r}", body=body) from None
     is_last = rows_returned < rows or number * rows >= rows_found
     return Page(number=number, ads=ads, rows_found=rows_found, reached_cursor=reaches_cursor(ads, cursor), is_last=is_last)
@@ -146,11 +149,14 @@ def reaches_cursor(ads, cursor):
 
 
 def next_link_pin(result):
-    """The `publishedDateTo` of the response's nextLink, if there is one."""
-    links = (result.get("pagingLinksList") or {}).get("contextLink") or []
-    for link in links:
-        if link.get("description") == "nextLink":
+    """The `publishedDateTo` of the response's nextLink, if there is one (a malformed link list has none)."""
+    paging = result.get("pagingLinksList")
+    links = paging.get("contextLink") if isinstance(paging, dict) else None
+    for link in links if isinstance(links, list) else []:
+        if isinstance(link, dict) and link.get("description") == "nextLink":
             target = link.get("relativePath") or link.get("uri") or ""
+            if not isinstance(target, str):
+                return None
             values = parse_qs(urlsplit(target).query).get("publishedDateTo")
             if values:
                 return values[0]

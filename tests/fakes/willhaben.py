@@ -5,8 +5,10 @@
     server.top_ads = [make_raw_ad(top=True)]  # pinned above page 1
     server.fail_next(status=503, times=2)     # or status=429, retry_after=1
     server.fail_page(2, status=503)           # every request for page 2 fails
-    server.mode = "html_challenge"            # "ok" | "html_challenge" | "garbage" | "wrong_json"
+    server.mode = "html_challenge"            # "ok" | "html_challenge" | "garbage" | "wrong_json" | "changed_schema"
     server.latency_s = 0.2
+    server.hang_page(2, seconds=30)           # hold requests for page 2 (a worker stuck mid-run)
+    server.ads_for_query["bike"] = [...]      # a query of its own result list
     server.base_url, server.requests, server.connections, server.search_requests()
     server.stop()
 
@@ -33,6 +35,7 @@ class Request:
     path: str
     params: dict
     headers: dict
+    at: float = 0.0  # time.monotonic() when it arrived
 
     def param(self, name):
         values = self.params.get(name)
@@ -65,11 +68,15 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         fake = self.server.fake
         split = urlsplit(self.path)
-        request = Request(split.path, parse_qs(split.query), {k.lower(): v for k, v in self.headers.items()})
+        request = Request(split.path, parse_qs(split.query), {k.lower(): v for k, v in self.headers.items()}, time.monotonic())
         with fake.lock:
             fake.requests.append(request)
+            hold = fake.page_hangs.get(request.param("page"), 0)
         if fake.latency_s:
             time.sleep(fake.latency_s)
+        if hold and fake.released.wait(hold):
+            self.close_connection = True  # the server is stopping: the client is long gone
+            return None
         if split.path == "/ping":
             return self._send(200, b'{"ok": true}')
         if not split.path.startswith(SEARCH_PREFIX):
@@ -87,6 +94,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, b"\x00\x01 not json at all {{{")
         if fake.mode == "wrong_json":
             return self._send(200, json.dumps({"error": "something else", "items": []}).encode())
+        if fake.mode == "changed_schema":
+            # The envelope is still there, the ads inside are not what we know.
+            return self._send(200, json.dumps(search_result([{"id": "1", "attrs": []}], rows_found=1, rows_requested=30, page=1,
+                                                            path="x")).encode())
         self._send(200, json.dumps(fake.search(split.path[len(SEARCH_PREFIX) :], request)).encode())
 
     def _send(self, status, body, headers=None, content_type="application/json"):
@@ -109,6 +120,9 @@ class FakeWillhaben:
         self.latency_s = 0.0
         self.requests = []
         self.connections = 0
+        self.page_hangs = {}
+        self.ads_for_query = {}
+        self.released = threading.Event()
         self._failures = []
         self._page_failures = {}
         self._httpd = None
@@ -121,6 +135,7 @@ class FakeWillhaben:
         return self
 
     def stop(self):
+        self.released.set()  # wake held requests
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -147,6 +162,18 @@ class FakeWillhaben:
         with self.lock:
             self._page_failures[str(page)] = status
 
+    def hang_page(self, page, seconds):
+        """Hold every request for `page` this long before answering (0: stop holding)."""
+        with self.lock:
+            if seconds:
+                self.page_hangs[str(page)] = seconds
+            else:
+                self.page_hangs.pop(str(page), None)
+
+    @property
+    def port(self):
+        return self._httpd.server_address[1]
+
     def clear_page_failures(self):
         with self.lock:
             self._page_failures.clear()
@@ -171,7 +198,8 @@ class FakeWillhaben:
         rows = min(int(request.param("rows") or 30), 200)
         page = max(int(request.param("page") or 1), 1)
         pin = request.param("publishedDateTo")
-        ads = [a for a in self.ads if pin is None or published_ms(a) <= int(pin)]
+        source = self.ads_for_query.get(request.param("keyword"), self.ads)
+        ads = [a for a in source if pin is None or published_ms(a) <= int(pin)]
         chunk = ads[(page - 1) * rows : page * rows]
         if page == 1:
             chunk = self.top_ads + chunk

@@ -1,5 +1,6 @@
 """Configuration problems are explained at start-up, not discovered later."""
 
+import json
 import os
 import subprocess
 import sys
@@ -61,3 +62,30 @@ def test_sqlite_shares_one_file_safely():
 def test_times_are_stored_in_utc_and_shown_in_vienna():
     assert settings.USE_TZ is True
     assert settings.TIME_ZONE == os.environ.get("TIME_ZONE", "Europe/Vienna")
+
+
+def test_an_unknown_broker_is_an_error_with_a_hint():
+    with override_settings(Q_BROKER="rabbitmq"):
+        errors = checks.check_queue_broker()
+    assert [e.id for e in errors] == ["lago.E005"]
+    assert "Q_BROKER=redis" in errors[0].hint
+
+
+def _cluster_conf(**env_vars):
+    code = "import django, json; django.setup(); from django.conf import settings; print(json.dumps(settings.Q_CLUSTER))"
+    env = {k: v for k, v in os.environ.items() if k not in ("Q_BROKER", "REDIS_URL")}
+    env.update(DJANGO_SETTINGS_MODULE="tracker.settings", **env_vars)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=settings.BASE_DIR, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_orm_is_the_default_broker():
+    conf = _cluster_conf()
+    assert conf["orm"] == "default"
+    assert "redis" not in conf
+
+
+def test_redis_broker_takes_redis_url_and_drops_orm():
+    conf = _cluster_conf(Q_BROKER="redis", REDIS_URL="redis://10.0.0.5:6380/2")
+    assert conf["redis"] == "redis://10.0.0.5:6380/2"
+    assert "orm" not in conf

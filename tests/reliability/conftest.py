@@ -1,0 +1,39 @@
+"""Fixtures of the fault tests: clusters that are always stopped, and a report of measured figures."""
+
+import json
+import os
+
+import pytest
+
+from tests.reliability.helpers import Cluster
+
+REPORT = os.environ.get("LAGO_RELIABILITY_REPORT", "")
+
+
+@pytest.fixture
+def clusters():
+    """start(workers=..., **env) -> a running Cluster; every one is stopped after the test."""
+    started = []
+
+    def start(workers=2, **env):
+        cluster = Cluster(workers=workers, **env)
+        started.append(cluster)
+        return cluster.start()
+
+    yield start
+    for cluster in started:
+        cluster.cleanup()
+
+
+@pytest.fixture
+def report(request):
+    """report(**figures): printed (see with -s) and, with LAGO_RELIABILITY_REPORT=path, appended there as JSON lines."""
+
+    def write(**figures):
+        line = json.dumps({"test": request.node.name, **figures})
+        print(line)
+        if REPORT:
+            with open(REPORT, "a") as fh:
+                fh.write(line + "\n")
+
+    return write
