@@ -84,19 +84,3 @@ def peak_rss_mb(pid):
         return None
     return None
 
-
-def descendants(pid):
-    """Every process below `pid` (a qcluster's workers, pusher, monitor...)."""
-    children = {}
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
-        except (FileNotFoundError, ProcessLookupError, ValueError):
-            continue
-        children.setdefault(int(fields.get("PPid", "0").strip()), []).append(int(fields["Pid"].strip()))
-    found, stack = [], [pid]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            found.append(child)
-            stack.append(child)
-    return found

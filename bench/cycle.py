@@ -15,7 +15,9 @@ import sys
 import threading
 import time
 
-from common import REPO, child_env, descendants, peak_rss_mb, setup_django
+from common import REPO, child_env, peak_rss_mb, setup_django
+
+from tests.processes import descendants
 
 KEYWORDS = int(os.environ.get("BENCH_KEYWORDS", 500))
 WORKERS = int(os.environ.get("BENCH_WORKERS", 4))

@@ -10,7 +10,6 @@ bench/loadgen.py against it, and prints the figures; the last line is JSON.
 """
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -20,16 +19,14 @@ from pathlib import Path
 
 from common import REPO, child_env, setup_django
 
+from tests.processes import free_port
+
 PYTHON = sys.executable
 GUNICORN = str(Path(sys.executable).parent / "gunicorn")
 RPS, SECONDS = 200, 30
 WORKERS, THREADS = 2, 4
 
 
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def prepare_database():

@@ -21,16 +21,14 @@ import time
 
 from common import REPO
 
+from tests.processes import free_port
+
 KEYWORDS = int(os.environ.get("BENCH_KEYWORDS", 200))
 LATENCY = float(os.environ.get("BENCH_LATENCY_S", 0.1))
 WORKERS = [int(w) for w in os.environ.get("BENCH_SCALE_WORKERS", "1,2,4").split(",")]
 BROKERS = os.environ.get("BENCH_SCALE_BROKERS", "orm,redis").split(",")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_redis():

@@ -1,7 +1,10 @@
 """Helpers for tests that run real processes against the test database."""
 
 import os
+import socket
 import sys
+import time
+from pathlib import Path
 
 from django.conf import settings
 from django.db import connection
@@ -34,3 +37,42 @@ def child_env(**extra):
 
 
 PYTHON = sys.executable
+
+
+def wait_for(predicate, timeout, what, interval=0.1, proc=None):
+    """Polls `predicate` until it returns something truthy (returned), failing the
+    test after `timeout` seconds, or at once when `proc` (a child it waits on) exits."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if proc is not None and proc.poll() is not None:
+            output = proc.stdout.read() if proc.stdout else ""
+            raise AssertionError(f"process exited ({proc.returncode}) while waiting for {what}: {output}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def descendants(pid):
+    """Every process below `pid` (a qcluster's sentinel, pusher, monitor and workers)."""
+    children = {}
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            continue
+        children.setdefault(int(fields.get("PPid", "0").strip()), []).append(int(fields["Pid"].strip()))
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found

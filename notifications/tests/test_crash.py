@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.telegram import FakeTelegram
+from tests.processes import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,13 +35,6 @@ def run(code, env, **kw):
     return subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
 
 
-def wait_for(predicate, timeout=20):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.fixture
@@ -67,7 +61,7 @@ def test_killed_mid_send_ends_with_exactly_one_message(fake, tmp_path):
 
     fake.hang(seconds=60)
     victim = run(SEND, env)
-    assert wait_for(lambda: any(r["method"] == "sendMessage" for r in fake.requests)), "sender never reached Telegram"
+    wait_for(lambda: any(r["method"] == "sendMessage" for r in fake.requests), 20, "the sender to reach Telegram")
     victim.send_signal(signal.SIGKILL)
     victim.wait()
     assert fake.messages == []

@@ -2,7 +2,6 @@
 
 import signal
 import subprocess
-import time
 
 import pytest
 from django.conf import settings
@@ -10,18 +9,7 @@ from django.core.management import CommandError, call_command
 
 from notifications.models import TelegramChat
 from scraping.models import Heartbeat
-from tests.processes import PYTHON, child_env
-
-
-def wait_for(predicate, timeout, what, proc=None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"runbot exited early ({proc.returncode}) waiting for {what}: {proc.stdout.read()}")
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+from tests.processes import PYTHON, child_env, wait_for
 
 
 def test_runbot_without_a_token_fails(settings):

@@ -3,7 +3,6 @@ a new ad on the marketplace reaches the subscribed Telegram chat."""
 
 import signal
 import subprocess
-import time
 from datetime import timedelta
 
 import pytest
@@ -15,18 +14,11 @@ from django_q.tasks import async_task
 from scraping.models import ScrapeRun
 from tests.factories import make_subscription
 from tests.fakes.willhaben_factory import make_raw_ads
-from tests.processes import PYTHON, child_env
+from tests.processes import PYTHON, child_env, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 
 
-def wait_for(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def test_a_new_ad_reaches_the_subscribed_chat(willhaben_server, telegram):

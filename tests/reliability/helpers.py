@@ -16,49 +16,19 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 from django.conf import settings
 
-from tests.processes import PYTHON, child_env
+from tests.processes import PYTHON, child_env, descendants, free_port, wait_for
 
 REPO = Path(settings.BASE_DIR)
 
 
-def wait_for(predicate, timeout, what, interval=0.1):
-    """Polls `predicate` until it returns something truthy (returned) or `timeout` seconds pass."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(interval)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def descendants(pid):
-    """Every process below `pid` (a qcluster's sentinel, pusher, monitor and workers)."""
-    children = {}
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
-        except (FileNotFoundError, ProcessLookupError, ValueError):
-            continue
-        children.setdefault(int(fields.get("PPid", "0").strip()), []).append(int(fields["Pid"].strip()))
-    found, stack = [], [pid]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            found.append(child)
-            stack.append(child)
-    return found
 
 
 def _socket_inodes_to(port):

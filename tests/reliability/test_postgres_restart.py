@@ -21,8 +21,8 @@ import psycopg
 import pytest
 from django.conf import settings
 
-from tests.processes import PYTHON, child_env
-from tests.reliability.helpers import Cluster, free_port, manage, shell, wait_for
+from tests.processes import PYTHON, child_env, free_port, wait_for
+from tests.reliability.helpers import Cluster, manage, shell
 
 pytestmark = [
     pytest.mark.reliability,

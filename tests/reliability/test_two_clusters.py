@@ -18,8 +18,8 @@ from django.utils import timezone
 from notifications.models import Notification, Subscription, TelegramChat
 from scraping.models import ScrapeRun
 from tests.fakes.willhaben_factory import make_raw_ad
-from tests.processes import PYTHON, child_env
-from tests.reliability.helpers import RedisServer, redis_server_binary, wait_for
+from tests.processes import PYTHON, child_env, wait_for
+from tests.reliability.helpers import RedisServer, redis_server_binary
 from tracker.models import Keyword
 
 pytestmark = [

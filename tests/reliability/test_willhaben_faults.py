@@ -14,7 +14,7 @@ from scraping.models import ScrapeRun
 from scraping.tick import tick
 from tests.factories import make_subscription
 from tests.fakes.willhaben_factory import make_raw_ads
-from tests.reliability.helpers import wait_for
+from tests.processes import wait_for
 from tracker.models import Ad, Keyword
 
 pytestmark = [

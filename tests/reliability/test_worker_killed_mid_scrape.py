@@ -20,7 +20,8 @@ from scraping.models import ScrapeRun
 from scraping.tick import tick
 from tests.factories import make_subscription
 from tests.fakes.willhaben_factory import make_raw_ads
-from tests.reliability.helpers import alive, kill9, wait_for
+from tests.processes import wait_for
+from tests.reliability.helpers import alive, kill9
 from tracker.models import Ad
 
 pytestmark = [

@@ -22,7 +22,8 @@ from django_q.tasks import async_task
 
 from notifications.models import Notification
 from tests.factories import make_chat, make_notification
-from tests.reliability.helpers import alive, kill9, wait_for
+from tests.processes import wait_for
+from tests.reliability.helpers import alive, kill9
 
 pytestmark = [
     pytest.mark.reliability,

@@ -3,7 +3,6 @@ and each service's command is run here, as written, against a local database."""
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -13,6 +12,8 @@ import httpx
 import pytest
 import yaml
 from django.conf import settings
+
+from tests.processes import free_port
 
 COMPOSE = yaml.safe_load((Path(settings.BASE_DIR) / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
@@ -62,10 +63,6 @@ def test_bot_runs_runbot_and_checks_its_heartbeat():
     assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("60s", "10s", 3, "180s")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
