@@ -33,11 +33,11 @@ def test_runbot_polls_answers_beats_and_stops_cleanly_on_sigterm(telegram):
     proc = subprocess.Popen([PYTHON, "manage.py", "runbot"], env=env, cwd=settings.BASE_DIR,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        wait_for(lambda: Heartbeat.objects.filter(name="bot").exists(), 60, "the bot heartbeat", proc)
+        wait_for(lambda: Heartbeat.objects.filter(name="bot").exists(), 60, "the bot heartbeat", proc=proc)
         assert telegram.webhook_deletes >= 1 and "keywords" in telegram.commands["default"]
         assert TelegramChat.objects.get(chat_id=500).is_admin
         telegram.push_message(600, "/start")
-        wait_for(lambda: telegram.replies(600), 30, "the reply to /start", proc)
+        wait_for(lambda: telegram.replies(600), 30, "the reply to /start", proc=proc)
         assert "Welcome to Lago" in telegram.replies(600)[0]
         assert TelegramChat.objects.get(chat_id=600).status == TelegramChat.Status.ACTIVE
     finally:
