@@ -2,6 +2,7 @@
 
 import os
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,10 +24,12 @@ def database_url():
     return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
-def child_env(**extra):
+def child_env(database=None, **extra):
+    """The environment of a child process: the live test database, or with `database`
+    (a path) its own SQLite file — for children that run without a test database."""
     env = dict(os.environ)
     env.update(
-        DATABASE_URL=database_url(),
+        DATABASE_URL=f"sqlite:///{database}" if database else database_url(),
         # django-q2 signs tasks with SECRET_KEY: a child with another key silently drops the tasks this process enqueues.
         SECRET_KEY=settings.SECRET_KEY,
         DJANGO_SETTINGS_MODULE="tracker.settings",
@@ -37,6 +40,11 @@ def child_env(**extra):
 
 
 PYTHON = sys.executable
+
+
+def migrate(env):
+    """Migrates the database a child environment points at."""
+    subprocess.run([PYTHON, "manage.py", "migrate", "-v", "0"], env=env, cwd=settings.BASE_DIR, check=True)
 
 
 def wait_for(predicate, timeout, what, interval=0.1, proc=None):

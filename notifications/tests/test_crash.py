@@ -4,7 +4,6 @@ The first process claims the row and hangs on the fake Bot API; we kill it (SIGK
 After the claim lease the next run delivers the message: exactly one message recorded.
 """
 
-import os
 import signal
 import sqlite3
 import subprocess
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.telegram import FakeTelegram
-from tests.processes import wait_for
+from tests.processes import child_env, migrate, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,17 +45,14 @@ def fake():
 
 def test_killed_mid_send_ends_with_exactly_one_message(fake, tmp_path):
     db = tmp_path / "crash.sqlite3"
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{db}",
-        "DJANGO_SETTINGS_MODULE": "tracker.settings",
-        "SECRET_KEY": "crash-test",
-        "TELEGRAM_BOT_TOKEN": fake.token,
-        "TELEGRAM_API_BASE_URL": fake.base_url,
-        "TELEGRAM_TIMEOUT_S": "30",
-        "NOTIFY_CLAIM_LEASE_S": "2",
-    }
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=REPO, env=env, check=True)
+    env = child_env(
+        database=db,
+        TELEGRAM_BOT_TOKEN=fake.token,
+        TELEGRAM_API_BASE_URL=fake.base_url,
+        TELEGRAM_TIMEOUT_S=30,
+        NOTIFY_CLAIM_LEASE_S=2,
+    )
+    migrate(env)
     assert run(SETUP, env).wait() == 0
 
     fake.hang(seconds=60)

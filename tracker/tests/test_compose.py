@@ -13,7 +13,7 @@ import pytest
 import yaml
 from django.conf import settings
 
-from tests.processes import free_port
+from tests.processes import child_env, free_port
 
 COMPOSE = yaml.safe_load((Path(settings.BASE_DIR) / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
@@ -68,12 +68,10 @@ def test_bot_runs_runbot_and_checks_its_heartbeat():
 @pytest.fixture
 def service_env(tmp_path):
     """The environment a container gets, pointed at a throwaway SQLite database."""
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(
-        DATABASE_URL=f"sqlite:///{tmp_path / 'compose.sqlite3'}",
-        SECRET_KEY="compose-test-secret",
+    env = child_env(
+        database=tmp_path / "compose.sqlite3",
         DEBUG="false",
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     )
     subprocess.run(SERVICES["migrate"]["command"], env=env, cwd=settings.BASE_DIR, check=True, capture_output=True)
     return env

@@ -1,12 +1,13 @@
 """web, qcluster and bot share one SQLite file: WAL + IMMEDIATE + busy timeout
 must let several processes write at once without "database is locked"."""
 
-import os
 import subprocess
 import sys
 
 import pytest
 from django.conf import settings
+
+from tests.processes import child_env, migrate
 
 WRITER = """
 import django
@@ -23,13 +24,8 @@ print("ok")
 
 @pytest.fixture
 def sqlite_file_env(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(
-        DATABASE_URL=f"sqlite:///{tmp_path / 'shared.sqlite3'}",
-        SECRET_KEY="sqlite-sharing-test",
-        DJANGO_SETTINGS_MODULE="tracker.settings",
-    )
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], env=env, cwd=settings.BASE_DIR, check=True)
+    env = child_env(database=tmp_path / "shared.sqlite3")
+    migrate(env)
     return env
 
 
