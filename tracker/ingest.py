@@ -10,7 +10,7 @@ What is stored and what is notified:
 * `new`: the keyword links the ad for the first time. `price_drop`: the ad was
   already linked and its price fell. Rows go to every subscriber whose chat is
   active and whose subscription is not muted; the outbox's unique constraint
-  makes a second keyword of the same chat a no-op (bulk_create ignore_conflicts).
+  makes a second keyword of the same chat a no-op (Notification.objects.fan_out).
 * A moved price (up, down, to or from "on request") writes a `PriceChange`.
 """
 
@@ -72,7 +72,7 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None):
         ad_ids = _upsert_ads(ads, source, now)
         changes = _record_price_changes(ads, old_prices, ad_ids, now)
         new_ids, dropped = _link(keyword, ads, ad_ids, old_prices, now)
-        notes = _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, old_prices, now) if notify else 0
+        notes = _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, now) if notify else 0
     statuses = {}
     for ad in ads:
         ad_id = ad_ids[ad.external_id]
@@ -146,24 +146,19 @@ def _fell(old, new):
     return old is not None and new is not None and new < old
 
 
-def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, old_prices, now):
+def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, now):
     chats = list(
         Subscription.objects.filter(keyword=keyword, chat__status=TelegramChat.Status.ACTIVE)
         .filter(Q(muted_until__isnull=True) | Q(muted_until__lte=now))
         .values_list("chat_id", flat=True)
     )
-    rows = []
+    events = []
     for ad in ads:
         ad_id = ad_ids[ad.external_id]
         if ad_id in new_ids:
-            kind, old = Notification.Kind.NEW, None
+            events.append((ad_id, Notification.Kind.NEW, ad.price, None))
         elif ad_id in dropped:
-            kind, old = Notification.Kind.PRICE_DROP, dropped[ad_id]
-        else:
-            continue
-        rows += [
-            Notification(chat_id=c, ad_id=ad_id, keyword=keyword, kind=kind, price=ad.price, old_price=old, next_attempt_at=now)
-            for c in chats
-        ]
-    Notification.objects.bulk_create(rows, ignore_conflicts=True)
-    return len(rows)
+            events.append((ad_id, Notification.Kind.PRICE_DROP, ad.price, dropped[ad_id]))
+    if not events or not chats:
+        return 0
+    return Notification.objects.fan_out(keyword, events, chats, now)
