@@ -53,7 +53,7 @@ def scrape_keyword(keyword, run=None, max_pages=None, dry_run=False, on_page=Non
 def _scrape(keyword, max_pages, dry_run, on_page):
     cursor = (keyword.cursor_published_at, keyword.cursor_ad_id) if keyword.cursor_published_at else None
     # The first run records the backlog quietly: nobody wants 60 "new" messages for old ads.
-    notify = cursor is not None or settings.NOTIFY_ON_FIRST_RUN
+    notify = settings.NOTIFY_ON_FIRST_RUN or keyword.has_been_scraped()
     outcome = Outcome(status="done")
     totals = IngestResult()
     keys = []

@@ -69,6 +69,13 @@ class Keyword(models.Model):
     def display_name(self):
         return self.name or self.query
 
+    def has_been_scraped(self):
+        """Has a run finished for this keyword? Before that, results are backlog, not news.
+
+        The cursor alone does not tell: a first run that finds nothing leaves it unset.
+        """
+        return self.cursor_published_at is not None or self.runs.filter(status="done").exists()
+
     def excluded_list(self):
         """The excluded words, lower-cased, without blanks."""
         parts = self.excluded_words.replace(",", "\n").splitlines()

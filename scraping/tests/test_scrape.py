@@ -94,6 +94,20 @@ def test_first_run_notifies_when_configured(server, keyword, settings):
     assert Notification.objects.filter(kind="new").count() == 60
 
 
+def test_after_an_empty_first_run_the_first_ads_are_news(willhaben_server, keyword):
+    """A rare search finds nothing at first: its first ad is what the subscriber waits for."""
+    sub = make_subscription(keyword=keyword)
+    willhaben_server.set_ads([])
+    empty = ScrapeRun.objects.create(keyword=keyword, source="willhaben")
+    assert scrape_keyword(keyword, empty).ads_seen == 0
+    keyword.refresh_from_db()
+    assert keyword.cursor_published_at is None
+
+    willhaben_server.set_ads(make_raw_ads(1))
+    assert scrape_keyword(keyword).ads_new == 1
+    assert Notification.objects.filter(chat=sub.chat, kind="new").count() == 1
+
+
 def test_new_ads_notify_once_and_a_second_cycle_renotifies_nothing(server, keyword):
     sub = make_subscription(keyword=keyword)
     keyword = _seen_keyword(keyword, server)
