@@ -74,7 +74,9 @@ class Keyword(models.Model):
 
         The cursor alone does not tell: a first run that finds nothing leaves it unset.
         """
-        return self.cursor_published_at is not None or self.runs.filter(status="done").exists()
+        if self.cursor_published_at is not None:
+            return True
+        return self.pk is not None and self.runs.filter(status="done").exists()  # unsaved: an ad-hoc `scrape` query
 
     def excluded_list(self):
         """The excluded words, lower-cased, without blanks."""
