@@ -18,6 +18,8 @@ from tests.processes import child_env, free_port
 COMPOSE = yaml.safe_load((Path(settings.BASE_DIR) / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 APP_SERVICES = ["migrate", "web", "worker", "bot"]
+# The Dockerfile collects static files at build time; the web test does the same.
+COLLECTSTATIC = [sys.executable, "manage.py", "collectstatic", "--no-input", "--verbosity", "0"]
 
 
 def test_services_exist_and_restart_unless_stopped():
@@ -71,9 +73,11 @@ def service_env(tmp_path):
     env = child_env(
         database=tmp_path / "compose.sqlite3",
         DEBUG="false",
+        STATIC_ROOT=str(tmp_path / "static"),
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     )
     subprocess.run(SERVICES["migrate"]["command"], env=env, cwd=settings.BASE_DIR, check=True, capture_output=True)
+    subprocess.run(COLLECTSTATIC, env=env, cwd=settings.BASE_DIR, check=True, capture_output=True)
     return env
 
 
@@ -93,6 +97,11 @@ def test_web_command_serves_health(service_env):
         response = wait_for_http(f"http://127.0.0.1:{port}/health", proc)
         assert response.status_code == 200
         assert response.json()["status"] == "ok"
+        # DEBUG off: the admin's CSS comes from the collected files (the image's collectstatic), via WhiteNoise.
+        login = httpx.get(f"http://127.0.0.1:{port}/admin/login/")
+        assert login.status_code == 200 and "/static/admin/css/base.css" in login.text
+        css = httpx.get(f"http://127.0.0.1:{port}/static/admin/css/base.css")
+        assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
