@@ -23,6 +23,7 @@ setup: $(VENV)/.runtime
 run: export DEBUG ?= true
 run: $(VENV)/.runtime
 	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py collectstatic --no-input --verbosity 0
 	$(BIN)/python manage.py ensure_admin
 	$(BIN)/python manage.py setup_schedules
 	@# The bot runs only with a token (environment or .env): Procfile.bot adds it.
