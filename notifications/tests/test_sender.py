@@ -194,8 +194,9 @@ def test_backlog_over_budget_becomes_one_digest(telegram, settings):
     assert all(refreshed(n).status == Notification.Status.SENT for n in rows)
 
 
-def test_sender_state_survives_reset_between_tests():
-    # reset_state exists so that each test starts with a fresh pacer, as a new process would.
+def test_reset_state_forgets_pacing_as_a_new_process_would():
+    sender.pacer().record(1)
+    assert sender.pacer().delay(1) > 0  # the same chat just had a message
     sender.reset_state()
     assert sender.pacer().delay(1) == 0
 

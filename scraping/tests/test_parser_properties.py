@@ -12,7 +12,7 @@ import json
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from scraping.sources.base import Page, SourceError
+from scraping.sources.base import Page, ParseError
 from scraping.sources.willhaben import build_page, next_link_pin, parse_body
 from tests.fakes.willhaben_factory import make_raw_ads, search_result
 
@@ -29,7 +29,7 @@ def parse(content):
         result = parse_body(content)
         page = build_page(result, number=1, rows=30, cursor=None, body=content)
         next_link_pin(result)
-    except SourceError:
+    except ParseError:  # the one error a bad body may raise
         return None
     assert isinstance(page, Page)
     return page

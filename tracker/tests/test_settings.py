@@ -61,7 +61,20 @@ def test_sqlite_shares_one_file_safely():
 
 def test_times_are_stored_in_utc_and_shown_in_vienna():
     assert settings.USE_TZ is True
-    assert settings.TIME_ZONE == os.environ.get("TIME_ZONE", "Europe/Vienna")
+    code = "import django; django.setup(); from django.conf import settings; print(settings.TIME_ZONE)"
+    env = {k: v for k, v in os.environ.items() if k != "TIME_ZONE"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=settings.BASE_DIR, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "Europe/Vienna"
+
+
+@pytest.mark.parametrize("secret,serves", [(None, False), ("a-real-secret-key-for-this-test", True)])
+def test_the_web_process_refuses_the_dev_secret_key(secret, serves):
+    """gunicorn loads tracker.wsgi without running manage.py's checks."""
+    env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
+    env.update(DEBUG="false", **({"SECRET_KEY": secret} if secret else {}))
+    result = subprocess.run([sys.executable, "-c", "import tracker.wsgi"], env=env, capture_output=True, text=True, cwd=settings.BASE_DIR)
+    assert (result.returncode == 0) is serves, result.stderr
+    assert ("lago.E001" in result.stderr) is not serves
 
 
 def test_an_unknown_broker_is_an_error_with_a_hint():
