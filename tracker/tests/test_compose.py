@@ -28,6 +28,17 @@ def test_services_exist_and_restart_unless_stopped():
         assert SERVICES[name]["restart"] == "unless-stopped", name
 
 
+def test_autoheal_restarts_every_app_service_that_turns_unhealthy():
+    """Docker restarts containers that exit, not ones that hang: autoheal acts on the healthchecks."""
+    autoheal = SERVICES["autoheal"]
+    assert "/var/run/docker.sock:/var/run/docker.sock" in autoheal["volumes"]
+    label = autoheal["environment"]["AUTOHEAL_CONTAINER_LABEL"]
+    for name in ["web", "worker", "bot"]:
+        assert SERVICES[name]["labels"][label] == "true", name
+        assert "healthcheck" in SERVICES[name], name
+    assert "labels" not in SERVICES["db"]
+
+
 def test_app_services_read_env_and_wait_for_the_database():
     for name in APP_SERVICES:
         service = SERVICES[name]
