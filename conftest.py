@@ -7,6 +7,16 @@ from django.conf import settings
 pytest_plugins = ["tests.fakes.fixtures"]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _health_probe_ends_before_the_test_database(django_db_setup):
+    """/health's probe thread keeps a connection of its own (PostgreSQL): end it, or the
+    test database cannot be dropped."""
+    yield
+    from tracker.health import stop_probe
+
+    stop_probe()
+
+
 def pytest_collection_modifyitems(config, items):
     if settings.IS_POSTGRES:
         return

@@ -5,7 +5,8 @@ bot's /health. Checks, in order (the first failing one names the reason):
 
 1. the database answers `SELECT 1` within HEALTHCHECK_DB_TIMEOUT_S
    -> `database_unreachable` (nothing else is queried then: every further
-   query would wait for its own connect timeout);
+   query would wait for its own connect timeout, or for ever on a server
+   that hangs);
 2. the scheduler heartbeat is younger than HEALTHCHECK_SCHEDULER_STALE_S
    -> `scheduler_stale_last_run_<N>s`, or `scheduler_never_ran` once this
    process has been up longer than the threshold (a fresh install gets that
@@ -18,6 +19,8 @@ not unhealthy: restarting a container would not fix them.
 """
 
 import logging
+import queue
+import threading
 from contextlib import contextmanager
 
 from django.conf import settings
@@ -63,8 +66,79 @@ def _short_connect_timeout():
 
 
 def database_answers():
+    """Does the database answer `SELECT 1` within HEALTHCHECK_DB_TIMEOUT_S?
+
+    On PostgreSQL a thread of its own asks, on its own kept connection: a query on a
+    server that stopped answering blocks with no time limit and cannot be cut short,
+    but the caller can stop waiting for it.
+    """
+    if connection.vendor != "postgresql":
+        return _select_one()
+    global _probe
+    with _probe_lock:
+        if _probe is None:
+            _probe = _Probe()
+        probe = _probe
+    answer = probe.ask(settings.HEALTHCHECK_DB_TIMEOUT_S)
+    if answer is None:
+        with _probe_lock:
+            if _probe is probe:
+                _probe = None  # stuck: the next check starts a new probe
+        probe.retire()
+        logger.warning("health: database did not answer within %s s", settings.HEALTHCHECK_DB_TIMEOUT_S)
+        return False
+    return answer
+
+
+class _Probe:
+    """A daemon thread that runs `SELECT 1` on request, on a connection it keeps (one per process)."""
+
+    def __init__(self):
+        self.jobs = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._serve, name="health-db-probe", daemon=True)
+        self.thread.start()
+
+    def ask(self, timeout):
+        """True/False, or None when no answer came within `timeout` seconds."""
+        answer = queue.SimpleQueue()
+        self.jobs.put(answer)
+        try:
+            return answer.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def retire(self):
+        """The thread closes its connection and ends once it is free (now, or when its query returns)."""
+        self.jobs.put(None)
+
+    def _serve(self):
+        with _short_connect_timeout():
+            while (answer := self.jobs.get()) is not None:
+                answers = _select_one()
+                if not answers:  # the kept connection may have died with a server restart: retry on a fresh one
+                    connection.close()
+                    answers = _select_one()
+                answer.put(answers)
+        connection.close()
+
+
+_probe = None
+_probe_lock = threading.Lock()
+
+
+def stop_probe(timeout=5):
+    """Ends the probe thread and its connection (tests: before the test database is dropped)."""
+    global _probe
+    with _probe_lock:
+        probe, _probe = _probe, None
+    if probe is not None:
+        probe.retire()
+        probe.thread.join(timeout)
+
+
+def _select_one():
     try:
-        with _short_connect_timeout(), connection.cursor() as cursor:
+        with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             return cursor.fetchone() == (1,)
     except DatabaseError as exc:

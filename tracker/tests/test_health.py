@@ -4,7 +4,7 @@ import datetime as dt
 import os
 
 import pytest
-from django.db import OperationalError, connection
+from django.db import OperationalError, connection, connections
 from django.test import override_settings
 
 from scraping.models import Heartbeat
@@ -121,7 +121,7 @@ def test_unreachable_database_is_unhealthy_and_nothing_else_is_queried(client, m
     def broken_cursor(*args, **kwargs):
         raise OperationalError("connection refused")
 
-    monkeypatch.setattr(connection, "cursor", broken_cursor)
+    monkeypatch.setattr(type(connections["default"]), "cursor", broken_cursor)  # every thread's connection, the probe's too
     status, body = get_health(client)
     assert status == 503
     assert body["reason"] == "database_unreachable"

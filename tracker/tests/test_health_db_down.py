@@ -7,15 +7,20 @@ server: only the connect timeout ends the wait). Neither needs a running
 PostgreSQL, so this runs on SQLite too.
 """
 
+import contextlib
 import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 from django.conf import settings
+from django.db import connection
+
+from tests.processes import child_env, database_url
 
 SCRIPT = """
 import json, os, time, django
@@ -43,7 +48,7 @@ def silent_port():
         yield sock.getsockname()[1]
 
 
-def child_env(port):
+def unreachable_env(port):
     return {
         **os.environ,
         "DATABASE_URL": f"postgres://lago@127.0.0.1:{port}/lago",
@@ -55,7 +60,7 @@ def child_env(port):
 
 def health_in_child(port):
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT], env=child_env(port), capture_output=True, text=True, cwd=settings.BASE_DIR, timeout=30
+        [sys.executable, "-c", SCRIPT], env=unreachable_env(port), capture_output=True, text=True, cwd=settings.BASE_DIR, timeout=30
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -81,7 +86,7 @@ def test_status_check_exits_1_quickly_when_the_database_is_gone(silent_port):
     started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "manage.py", "status", "--check", "scheduler"],
-        env=child_env(silent_port),
+        env=unreachable_env(silent_port),
         capture_output=True,
         text=True,
         cwd=settings.BASE_DIR,
@@ -90,3 +95,93 @@ def test_status_check_exits_1_quickly_when_the_database_is_gone(silent_port):
     assert result.returncode == 1
     assert "database_unreachable" in result.stderr
     assert time.monotonic() - started < 6  # includes interpreter and Django start-up
+
+
+class FreezableProxy:
+    """A TCP forwarder to PostgreSQL that can stop forwarding while every socket stays open:
+    to its clients the server looks alive at the TCP level and never answers (a hung server)."""
+
+    def __init__(self, host, port):
+        self.target = (host, port)
+        self.frozen = threading.Event()
+        self.sockets = [socket.create_server(("127.0.0.1", 0))]
+        self.port = self.sockets[0].getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.sockets[0].accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            self.sockets += [client, upstream]
+            for src, dst in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(src, dst), daemon=True).start()
+
+    def _pipe(self, src, dst):
+        while True:
+            try:
+                data = src.recv(65536)
+                while self.frozen.is_set():
+                    time.sleep(0.05)
+                if not data:
+                    return dst.close()
+                dst.sendall(data)
+            except OSError:
+                return
+
+    def close(self):
+        """Ends every session: PostgreSQL must see them go, or the test database cannot be dropped."""
+        self.frozen.clear()
+        for sock in self.sockets:
+            with contextlib.suppress(OSError):  # the listener and sockets the peer already closed
+                sock.shutdown(socket.SHUT_RDWR)  # close() alone does not wake a thread blocked in recv()
+            sock.close()
+
+
+def read_line(proc, timeout):
+    lines = []
+    reader = threading.Thread(target=lambda: lines.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    assert lines and lines[0], f"no answer within {timeout} s"
+    return lines[0]
+
+
+KEPT_CONNECTION = """
+import json, sys, time, django
+django.setup()
+from django.test import Client
+client = Client()
+for _ in range(2):
+    started = time.monotonic()
+    response = client.get("/health")
+    print(json.dumps({"elapsed": time.monotonic() - started, "code": response.status_code, "body": response.json()}), flush=True)
+    sys.stdin.readline()
+"""
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_a_server_that_hangs_under_a_kept_connection_gives_503_within_3_seconds():
+    """The web process keeps its connection (DB_CONN_MAX_AGE); a query on it would wait for ever."""
+    db = connection.settings_dict
+    proxy = FreezableProxy(db.get("HOST") or "127.0.0.1", int(db.get("PORT") or 5432))
+    url = database_url().replace(f"@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/", f"@127.0.0.1:{proxy.port}/")
+    env = child_env(DATABASE_URL=url, DEBUG="false", ALLOWED_HOSTS="testserver", DB_CONN_MAX_AGE=600)
+    child = subprocess.Popen([sys.executable, "-c", KEPT_CONNECTION], env=env, cwd=settings.BASE_DIR,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        before = json.loads(child.stdout.readline())
+        assert before["code"] == 200 and before["body"]["db_connected"] is True
+        proxy.frozen.set()
+        child.stdin.write("\n")
+        child.stdin.flush()
+        after = json.loads(read_line(child, timeout=30))
+        assert after["code"] == 503 and after["body"]["reason"] == "database_unreachable"
+        assert after["elapsed"] < 3
+    finally:
+        child.kill()
+        child.wait()
+        proxy.close()
