@@ -11,10 +11,12 @@ is rebuilt when an HTTP_* setting changes.
 """
 
 import atexit
+import contextvars
 import logging
 import random
 import threading
 import time
+from contextlib import contextmanager
 from email.utils import parsedate_to_datetime
 
 import httpx
@@ -30,6 +32,8 @@ _client_lock = threading.Lock()
 # host -> monotonic time of the last request start; guarded by _gap_lock.
 _last_request_at = {}
 _gap_lock = threading.Lock()
+# monotonic time by which every fetch() must be over (see time_budget), or None.
+_deadline = contextvars.ContextVar("fetch_deadline", default=None)
 
 
 class FetchError(Exception):
@@ -93,6 +97,23 @@ def _rebuild_on_setting_change(setting, **kwargs):
         close_client()
 
 
+@contextmanager
+def time_budget(seconds):
+    """Every fetch() inside is over within `seconds`: requests are cut short and retries
+    that would not fit are given up, with the last failure as the error. A scrape task
+    must end before django-q2 kills it (Q_TIMEOUT_S), or its run only ends as a zombie."""
+    token = _deadline.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def _time_left():
+    deadline = _deadline.get()
+    return None if deadline is None else deadline - time.monotonic()
+
+
 def fetch(url, *, params=None, headers=None):
     """GET `url` politely; return the 2xx response or raise FetchError."""
     attempts = 1 + max(0, settings.HTTP_RETRIES)
@@ -104,6 +125,10 @@ def fetch(url, *, params=None, headers=None):
             raise error
         delay = _retry_delay(attempt, error, response)
         if delay is None:
+            raise error
+        left = _time_left()
+        if left is not None and delay >= left:
+            error.args = (f"{error} (no retry: the scrape's time budget ends in {max(left, 0):.1f}s)",)
             raise error
         logger.warning("GET %s failed (%s), retry %d in %.2fs", httpx.URL(url).path, error.slug, attempt + 1, delay)
         time.sleep(delay)
@@ -125,7 +150,12 @@ def _try_once(url, params, headers):
 
 def _get_once(url, params, headers):
     _wait_for_host_gap(httpx.URL(url).host)
-    return get_client().get(url, params=params, headers=headers)
+    left = _time_left()
+    if left is None:
+        return get_client().get(url, params=params, headers=headers)
+    if left <= 0:
+        raise httpx.TimeoutException("the scrape's time budget is used up")
+    return get_client().get(url, params=params, headers=headers, timeout=min(settings.HTTP_TIMEOUT, left))
 
 
 def _error_for(response):

@@ -4,8 +4,10 @@ deliver a task twice (retry after a timeout, several clusters on one broker)."""
 import logging
 import traceback
 
+from django.conf import settings
 from django.utils import timezone
 
+from scraping import http
 from scraping.models import ScrapeRun
 from scraping.monitor import check_zero_results
 from scraping.scrape import scrape_keyword
@@ -22,7 +24,8 @@ def run_scrape(run_id):
         return None
     keyword = run.keyword
     try:
-        scrape_keyword(keyword, run)  # records its Outcome on the run
+        with http.time_budget(settings.SCRAPE_TIME_BUDGET_S):
+            scrape_keyword(keyword, run)  # records its Outcome on the run
     except Exception as exc:
         logger.exception("scrape of keyword %s (run %s) crashed", keyword.pk, run.pk)
         run.close(ScrapeRun.Status.FAILED, "internal_error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-2000:]}")

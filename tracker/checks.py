@@ -33,6 +33,20 @@ def check_queue_timeouts(app_configs=None, **kwargs):
 
 
 @register()
+def check_scrape_time_budget(app_configs=None, **kwargs):
+    budget, timeout = settings.SCRAPE_TIME_BUDGET_S, settings.Q_CLUSTER["timeout"]
+    if 0 < budget < timeout:
+        return []
+    return [
+        Error(
+            f"SCRAPE_TIME_BUDGET_S ({budget}) must be above 0 and below Q_TIMEOUT_S ({timeout}).",
+            hint="Otherwise django-q2 kills a slow scrape before it can record why it failed; leave room to store the pages.",
+            id="lago.E006",
+        )
+    ]
+
+
+@register()
 def check_telegram_token(app_configs=None, **kwargs):
     if settings.TELEGRAM_BOT_TOKEN:
         return []

@@ -186,6 +186,10 @@ NOTIFY_ON_FIRST_RUN = env.bool("NOTIFY_ON_FIRST_RUN", default=False)
 SCHEDULER_JITTER_S = env.float("SCHEDULER_JITTER_S", default=10.0)
 SCHEDULER_CLAIM_LIMIT = env.int("SCHEDULER_CLAIM_LIMIT", default=1000)
 SCRAPE_ZOMBIE_MINUTES = env.int("SCRAPE_ZOMBIE_MINUTES", default=15)
+# A scrape task's requests and retry waits end within this many seconds (the rest of
+# Q_TIMEOUT_S is left for storing the pages), so a slow marketplace ends the run with
+# its real error instead of django-q2 killing the task (lago.E006 keeps it below).
+SCRAPE_TIME_BUDGET_S = env.int("SCRAPE_TIME_BUDGET_S", default=max(Q_TIMEOUT_S - 40, 1))
 ZERO_RESULT_STREAK = env.int("ZERO_RESULT_STREAK", default=5)
 COOKIE_EXPIRY_WARN_DAYS = env.int("COOKIE_EXPIRY_WARN_DAYS", default=5)
 

@@ -1,5 +1,7 @@
 """The scrape task records every outcome on its run and is safe to deliver twice."""
 
+import time
+
 import pytest
 from django.utils import timezone
 
@@ -62,3 +64,36 @@ def test_a_run_reaped_meanwhile_is_not_scraped(willhaben_server, claimed):
     claimed.close(ScrapeRun.Status.FAILED, "zombie", now=timezone.now())
     assert run_scrape(claimed.pk) is None
     assert willhaben_server.search_requests() == []
+
+
+def test_retries_that_would_outlast_the_time_budget_end_the_run_with_the_real_error(willhaben_server, claimed, settings):
+    """django-q2 kills a task at Q_TIMEOUT_S; the scrape must end first and say why."""
+    settings.SCRAPE_TIME_BUDGET_S = 2
+    settings.HTTP_BACKOFF_BASE_S = settings.HTTP_BACKOFF_MAX_S = 30  # one retry wait alone would pass the budget
+    willhaben_server.fail_next(status=503, times=10)
+    started = time.monotonic()
+    assert run_scrape(claimed.pk) == "failed"
+    assert time.monotonic() - started < 2
+    claimed.refresh_from_db()
+    assert claimed.error == "http_5xx" and "time budget" in claimed.detail
+    assert len(willhaben_server.search_requests()) == 1
+
+
+def test_a_request_that_hangs_is_cut_at_the_end_of_the_time_budget(willhaben_server, claimed, settings):
+    settings.SCRAPE_TIME_BUDGET_S = 1
+    settings.HTTP_TIMEOUT = 30
+    willhaben_server.set_ads(make_raw_ads(3))
+    willhaben_server.hang_page(1, 10)
+    started = time.monotonic()
+    assert run_scrape(claimed.pk) == "failed"
+    assert time.monotonic() - started < 3
+    claimed.refresh_from_db()
+    assert claimed.error == "timeout"
+
+
+def test_the_time_budget_must_fit_in_the_task_timeout(settings):
+    from tracker.checks import check_scrape_time_budget
+
+    assert check_scrape_time_budget() == []
+    settings.SCRAPE_TIME_BUDGET_S = settings.Q_CLUSTER["timeout"]
+    assert [e.id for e in check_scrape_time_budget()] == ["lago.E006"]
