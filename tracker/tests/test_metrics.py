@@ -1,7 +1,7 @@
 """/metrics: the same figures as /stats, in Prometheus text format."""
 
 import pytest
-from django.db import OperationalError, connection
+from django.db import OperationalError, connections
 from prometheus_client.parser import text_string_to_metric_families
 
 from tracker.tests.conftest import ago
@@ -73,7 +73,7 @@ def test_unreachable_database_still_answers_with_health_gauges(client, monkeypat
     def broken_cursor(*args, **kwargs):
         raise OperationalError("connection refused")
 
-    monkeypatch.setattr(connection, "cursor", broken_cursor)
+    monkeypatch.setattr(type(connections["default"]), "cursor", broken_cursor)  # the health probe thread's connection too
     m = scrape(client)
     assert m[("lago_db_connected", ())] == 0
     assert m[("lago_healthy", ())] == 0
