@@ -151,11 +151,10 @@ def _try_once(url, params, headers):
 def _get_once(url, params, headers):
     _wait_for_host_gap(httpx.URL(url).host)
     left = _time_left()
-    if left is None:
-        return get_client().get(url, params=params, headers=headers)
-    if left <= 0:
+    if left is not None and left <= 0:
         raise httpx.TimeoutException("the scrape's time budget is used up")
-    return get_client().get(url, params=params, headers=headers, timeout=min(settings.HTTP_TIMEOUT, left))
+    timeout = settings.HTTP_TIMEOUT if left is None else min(settings.HTTP_TIMEOUT, left)
+    return get_client().get(url, params=params, headers=headers, timeout=timeout)
 
 
 def _error_for(response):

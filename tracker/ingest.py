@@ -147,11 +147,6 @@ def _fell(old, new):
 
 
 def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, now):
-    chats = list(
-        Subscription.objects.filter(keyword=keyword, chat__status=TelegramChat.Status.ACTIVE)
-        .filter(Q(muted_until__isnull=True) | Q(muted_until__lte=now))
-        .values_list("chat_id", flat=True)
-    )
     events = []
     for ad in ads:
         ad_id = ad_ids[ad.external_id]
@@ -159,6 +154,11 @@ def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, now):
             events.append((ad_id, Notification.Kind.NEW, ad.price, None))
         elif ad_id in dropped:
             events.append((ad_id, Notification.Kind.PRICE_DROP, ad.price, dropped[ad_id]))
-    if not events or not chats:
+    if not events:  # a page of known ads: no subscriber query either
         return 0
-    return Notification.objects.fan_out(keyword, events, chats, now)
+    chats = list(
+        Subscription.objects.filter(keyword=keyword, chat__status=TelegramChat.Status.ACTIVE)
+        .filter(Q(muted_until__isnull=True) | Q(muted_until__lte=now))
+        .values_list("chat_id", flat=True)
+    )
+    return Notification.objects.fan_out(keyword, events, chats, now) if chats else 0
