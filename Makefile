@@ -36,6 +36,7 @@ run: $(VENV)/.runtime
 test: export SECRET_KEY ?= lago-test-only-secret-key
 test: $(VENV)/.dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/pytest
 

@@ -12,7 +12,7 @@ def _health_probe_ends_before_the_test_database(django_db_setup):
     """/health's probe thread keeps a connection of its own (PostgreSQL): end it, or the
     test database cannot be dropped."""
     yield
-    from tracker.health import stop_probe
+    from operations.health import stop_probe
 
     stop_probe()
 

@@ -83,4 +83,3 @@ def peak_rss_mb(pid):
     except FileNotFoundError:
         return None
     return None
-

@@ -48,8 +48,18 @@ def main():
     print(f"database: {db}; {KEYWORDS} keywords × {PAGES} pages, {LATENCY * 1000:.0f} ms per request, W={WORKERS} workers")
     print(f"all runs finished in {seconds:.1f} s; ideal bound {bound:.1f} s; ratio {seconds / bound:.2f} (goal ≤ 2)")
     print(f"peak worker RSS {peak['mb']:.0f} MB (goal < 150 MB); requests served {len(server.search_requests())}")
-    print(json.dumps({"bench": "cycle", "workers": WORKERS, "seconds": round(seconds, 2), "bound_seconds": round(bound, 2),
-                      "ratio": round(seconds / bound, 2), "peak_rss_mb": round(peak["mb"], 1)}))
+    print(
+        json.dumps(
+            {
+                "bench": "cycle",
+                "workers": WORKERS,
+                "seconds": round(seconds, 2),
+                "bound_seconds": round(bound, 2),
+                "ratio": round(seconds / bound, 2),
+                "peak_rss_mb": round(peak["mb"], 1),
+            }
+        )
+    )
 
 
 def seed_keywords():
@@ -60,8 +70,9 @@ def seed_keywords():
 
 def start_cluster(base_url):
     env = child_env(Q_WORKERS=WORKERS, WILLHABEN_BASE_URL=base_url)
-    cluster = subprocess.Popen([sys.executable, "manage.py", "qcluster"], env=env, cwd=REPO,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cluster = subprocess.Popen(
+        [sys.executable, "manage.py", "qcluster"], env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     time.sleep(3)  # workers forked and connected
     return cluster
 

@@ -1,16 +1,25 @@
-"""Mean per-request latency: one pooled httpx client vs a new client per request, over local HTTPS.
+"""Mean per-request latency of the product's HTTP client (scraping/http.py), pooled vs a new client per request.
 
     /work/main/.venv/bin/python bench/http_pool.py        # N = 200 requests each way
 
-The server is the fake willhaben (ThreadingHTTPServer, Nagle off) wrapped in TLS
-with a throwaway CA from trustme. Both sides share one SSLContext, so the
-difference is what a pool saves: the TCP connect and the TLS handshake.
+Both sides call the product's own functions: *pooled* is `scraping.http.fetch()` on the
+shared client (`get_client()`, pool limits from settings), *per call* is the same `fetch()`
+with `close_client()` after every request, so each request builds a new client and opens
+a new connection. The host gap (SCRAPE_MIN_REQUEST_GAP_MS) and HTTP_PROXY are off here:
+the bench times the requests, not the politeness delay.
+
+The server is the fake willhaben (ThreadingHTTPServer, Nagle off) wrapped in TLS with a
+throwaway CA from trustme. The product's clients verify against the default trust store;
+here every client it builds gets one SSLContext that trusts the throwaway CA instead (the
+only thing replaced), so both sides share it and the difference is what a pool saves: the
+TCP connect and the TLS handshake.
 """
 
 import json
 import ssl
 import statistics
 import time
+from unittest import mock
 
 from common import setup_django
 
@@ -38,36 +47,46 @@ def _timed(get):
     return statistics.mean(times) * 1000
 
 
-def main():
-    setup_django()
-    import httpx
-    from django.conf import settings
+def _trusting(client_ctx):
+    """Every httpx client built meanwhile verifies with `client_ctx` (the bench CA) instead of certifi's bundle."""
+    import httpx._transports.default as transport
 
+    def create_ssl_context(verify=True, cert=None, trust_env=True):
+        assert verify is True and cert is None, "scraping.http now configures TLS itself: revisit this bench"
+        return client_ctx
+
+    return mock.patch.object(transport, "create_ssl_context", create_ssl_context)
+
+
+def main():
+    setup_django(SCRAPE_MIN_REQUEST_GAP_MS=0, HTTP_PROXY="")
+    from scraping import http
     from tests.fakes.willhaben import FakeWillhaben
 
     server_ctx, client_ctx = _tls()
     server = FakeWillhaben(ssl_context=server_ctx).start()
     url = server.base_url + "/ping"
-    limits = httpx.Limits(
-        max_connections=settings.HTTP_MAX_CONNECTIONS,
-        max_keepalive_connections=settings.HTTP_MAX_KEEPALIVE_CONNECTIONS,
-        keepalive_expiry=settings.HTTP_KEEPALIVE_EXPIRY,
-    )
+
+    def per_call():
+        try:
+            return http.fetch(url)
+        finally:
+            http.close_client()
+
     try:
-        server.reset_counters()
-        with httpx.Client(verify=client_ctx, limits=limits, timeout=settings.HTTP_TIMEOUT) as client:
-            client.get(url)  # warm-up: the pool's first connection is not what we measure
-            pooled = _timed(lambda: client.get(url))
+        with _trusting(client_ctx):
+            http.close_client()
+            server.reset_counters()
+            http.fetch(url)  # warm-up: the pool's first connection is not what we measure
+            pooled = _timed(lambda: http.fetch(url))
             pooled_connections = server.connections
+            http.close_client()
 
-        def per_call():
-            with httpx.Client(verify=client_ctx, timeout=settings.HTTP_TIMEOUT) as fresh:
-                return fresh.get(url)
-
-        server.reset_counters()
-        per_call_ms = _timed(per_call)
-        per_call_connections = server.connections
+            server.reset_counters()
+            per_call_ms = _timed(per_call)
+            per_call_connections = server.connections
     finally:
+        http.close_client()
         server.stop()
     print(f"pooled: {pooled:.3f} ms/request, {N} requests over {pooled_connections} connection(s)")
     print(f"per call: {per_call_ms:.3f} ms/request, {N} requests over {per_call_connections} connections")

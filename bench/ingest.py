@@ -1,4 +1,4 @@
-"""Ingest 10,000 parsed ads: the bulk path (tracker.ingest) vs a naive per-ad update_or_create loop.
+"""Ingest 10,000 parsed ads: the bulk path (scraping.ingest) vs a naive per-ad update_or_create loop.
 
     /work/main/.venv/bin/python bench/ingest.py                                   # temp SQLite file
     DATABASE_URL=postgres://postgres@127.0.0.1:55432/lago_wt3 /work/main/.venv/bin/python bench/ingest.py
@@ -45,7 +45,7 @@ def make_ads(source_tag):
 
 def seed(keyword, source, ads):
     """Store the even-numbered ads at 100.00 and link them: the 'known' half."""
-    from tracker.ingest import ingest_page
+    from scraping.ingest import ingest_page
 
     known = [a for i, a in enumerate(ads) if i % 2 == 0]
     known = [type(a)(**{**a.__dict__, "price": Decimal("100.00")}) for a in known]
@@ -54,7 +54,7 @@ def seed(keyword, source, ads):
 
 
 def bulk(keyword, source, ads):
-    from tracker.ingest import ingest_page
+    from scraping.ingest import ingest_page
 
     for start in range(0, len(ads), PAGE):
         ingest_page(keyword, ads[start : start + PAGE], source=source)
@@ -65,7 +65,7 @@ def naive(keyword, source, ads):
     from django.db import transaction
 
     from notifications.models import Notification, Subscription
-    from tracker.ingest import passes_filters
+    from scraping.ingest import passes_filters
     from tracker.models import Ad, KeywordAd, PriceChange
 
     chats = list(Subscription.objects.filter(keyword=keyword).values_list("chat_id", flat=True))

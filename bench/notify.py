@@ -37,8 +37,10 @@ def seed():
         [TelegramChat(chat_id=CHAT_ID_BASE + i, status=TelegramChat.Status.ACTIVE, title=f"bench {i}") for i in range(CHATS)]
     )
     ads = Ad.objects.bulk_create(
-        [Ad(source="bench", external_id=str(i), title=f"Bench ad {i}", price=Decimal(100 + i), url=f"https://example.invalid/ad/{i}")
-         for i in range(CHATS * PER_CHAT)]
+        [
+            Ad(source="bench", external_id=str(i), title=f"Bench ad {i}", price=Decimal(100 + i), url=f"https://example.invalid/ad/{i}")
+            for i in range(CHATS * PER_CHAT)
+        ]
     )
     # Chat-major order: the worst case for a sender that does not interleave chats.
     rows = [Notification(chat=chats[i // PER_CHAT], ad=ad, kind=Notification.Kind.NEW, price=ad.price) for i, ad in enumerate(ads)]
@@ -85,11 +87,22 @@ def main():
     rate = len(server.messages) / elapsed
     first, last = server.messages[0]["at"], server.messages[-1]["at"]
     print(f"{len(server.messages)} messages to {CHATS} chats in {elapsed:.2f} s over {rounds} process_queue() calls")
-    print(f"achieved {rate:.2f} msg/s against the {CEILING}/s ceiling ({rate / CEILING:.0%}); "
-          f"first→last message {len(server.messages) / (last - first):.2f} msg/s")
+    print(
+        f"achieved {rate:.2f} msg/s against the {CEILING}/s ceiling ({rate / CEILING:.0%}); "
+        f"first→last message {len(server.messages) / (last - first):.2f} msg/s"
+    )
     print(f"HTTP 429: {server.count_429}; rows marked sent: {sent_rows}; sent twice: {server.sent_twice()}")
-    print(json.dumps({"bench": "notify", "msgs_per_s": round(rate, 2), "http_429": server.count_429,
-                      "delivered": delivered, "sent_twice": server.sent_twice()}))
+    print(
+        json.dumps(
+            {
+                "bench": "notify",
+                "msgs_per_s": round(rate, 2),
+                "http_429": server.count_429,
+                "delivered": delivered,
+                "sent_twice": server.sent_twice(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

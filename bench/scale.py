@@ -29,8 +29,6 @@ WORKERS = [int(w) for w in os.environ.get("BENCH_SCALE_WORKERS", "1,2,4").split(
 BROKERS = os.environ.get("BENCH_SCALE_BROKERS", "orm,redis").split(",")
 
 
-
-
 def start_redis():
     port = free_port()
     cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"]
@@ -74,8 +72,11 @@ def main():
     brokers = [b for b in BROKERS if b != "redis" or shutil.which("redis-server")]
     if brokers != BROKERS:
         print("warning: redis-server not found: the Redis points are skipped (apt-get install redis-server)")
-    print(f"scale: {KEYWORDS} keywords × 2 pages, {LATENCY * 1000:.0f} ms per request, database {db}, "
-          f"{os.cpu_count()} CPUs; workers {WORKERS}; brokers {brokers}", flush=True)
+    print(
+        f"scale: {KEYWORDS} keywords × 2 pages, {LATENCY * 1000:.0f} ms per request, database {db}, "
+        f"{os.cpu_count()} CPUs; workers {WORKERS}; brokers {brokers}",
+        flush=True,
+    )
     results = []
     for broker in brokers:
         base = None
@@ -83,8 +84,15 @@ def main():
             figures = run_point(broker, workers)
             runs_per_min = round(KEYWORDS / figures["seconds"] * 60, 1)
             base = base or runs_per_min
-            results.append({"broker": broker, "workers": workers, "runs_per_min": runs_per_min,
-                            "speedup": round(runs_per_min / base, 2), "seconds": figures["seconds"]})
+            results.append(
+                {
+                    "broker": broker,
+                    "workers": workers,
+                    "runs_per_min": runs_per_min,
+                    "speedup": round(runs_per_min / base, 2),
+                    "seconds": figures["seconds"],
+                }
+            )
     print()
     print("| broker | workers | runs/min | speed-up vs 1 worker | per added worker |")
     print("|---|---|---|---|---|")

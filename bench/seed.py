@@ -21,8 +21,14 @@ django.setup()
 from django.utils import timezone  # noqa: E402
 
 from notifications.models import Notification, TelegramChat  # noqa: E402
-from scraping.models import Heartbeat, ScrapeRun  # noqa: E402
-from tracker.models import Ad, Keyword, KeywordAd, PriceChange  # noqa: E402
+from scraping.models import ScrapeRun  # noqa: E402
+from tracker.models import (  # noqa: E402
+    Ad,
+    Heartbeat,  # noqa: E402
+    Keyword,
+    KeywordAd,
+    PriceChange,
+)
 
 KEYWORDS, ADS, RUNS_PER_KEYWORD, SENT = 50, 10_000, 288, 5_000
 
@@ -33,19 +39,34 @@ def seed(now):
     )
     ads = Ad.objects.bulk_create(
         [
-            Ad(source="willhaben", external_id=str(900_000 + i), title=f"Bench ad {i}", price=Decimal(100 + i % 500),
-               url=f"https://www.willhaben.at/iad/object?adId={900_000 + i}", first_seen_at=now - timedelta(minutes=i))
+            Ad(
+                source="willhaben",
+                external_id=str(900_000 + i),
+                title=f"Bench ad {i}",
+                price=Decimal(100 + i % 500),
+                url=f"https://www.willhaben.at/iad/object?adId={900_000 + i}",
+                first_seen_at=now - timedelta(minutes=i),
+            )
             for i in range(ADS)
         ],
         batch_size=1000,
     )
     KeywordAd.objects.bulk_create([KeywordAd(keyword=keywords[i % KEYWORDS], ad=ad) for i, ad in enumerate(ads)], batch_size=1000)
-    drops = [PriceChange(ad=ad, old_price=ad.price, new_price=ad.price - 10, seen_at=now - timedelta(minutes=i))
-             for i, ad in enumerate(ads[:2000])]
+    drops = [
+        PriceChange(ad=ad, old_price=ad.price, new_price=ad.price - 10, seen_at=now - timedelta(minutes=i))
+        for i, ad in enumerate(ads[:2000])
+    ]
     PriceChange.objects.bulk_create(drops, batch_size=1000)
     runs = [
-        ScrapeRun(keyword=k, source="willhaben", status="done", started_at=now - timedelta(minutes=5 * n),
-                  finished_at=now - timedelta(minutes=5 * n) + timedelta(seconds=20), ads_seen=30, ads_new=n % 3)
+        ScrapeRun(
+            keyword=k,
+            source="willhaben",
+            status="done",
+            started_at=now - timedelta(minutes=5 * n),
+            finished_at=now - timedelta(minutes=5 * n) + timedelta(seconds=20),
+            ads_seen=30,
+            ads_new=n % 3,
+        )
         for k in keywords
         for n in range(RUNS_PER_KEYWORD)
     ]
@@ -53,8 +74,10 @@ def seed(now):
     chat = TelegramChat.objects.create(chat_id=424242, status="active")
     statuses = ["sent"] * SENT + ["pending"] * 30 + ["dead"] * 5
     Notification.objects.bulk_create(
-        [Notification(chat=chat, ad=ads[i], kind="new", price=ads[i].price, status=s, created_at=now - timedelta(seconds=i))
-         for i, s in enumerate(statuses)],
+        [
+            Notification(chat=chat, ad=ads[i], kind="new", price=ads[i].price, status=s, created_at=now - timedelta(seconds=i))
+            for i, s in enumerate(statuses)
+        ],
         batch_size=1000,
     )
 
@@ -64,5 +87,7 @@ if __name__ == "__main__":
     if not Keyword.objects.exists():
         seed(now)
     Heartbeat.beat("scheduler", detail="bench")
-    print(f"seeded: {Keyword.objects.count()} keywords, {Ad.objects.count()} ads, {ScrapeRun.objects.count()} runs, "
-          f"{Notification.objects.count()} notifications")
+    print(
+        f"seeded: {Keyword.objects.count()} keywords, {Ad.objects.count()} ads, {ScrapeRun.objects.count()} runs, "
+        f"{Notification.objects.count()} notifications"
+    )

@@ -1,25 +1,45 @@
 from django.contrib import admin, messages
 from django.db.models import Count
 
+from lib.badges import badge
 from notifications.models import Notification, Subscription, TelegramChat
-from tracker.badges import badge
 
 
-class SubscriptionInline(admin.TabularInline):
+class ChatSubscriptionInline(admin.TabularInline):
+    """A chat's subscriptions, on the chat's page."""
+
     model = Subscription
     extra = 0
     autocomplete_fields = ["keyword"]
 
 
+class KeywordSubscriptionInline(admin.TabularInline):
+    """A keyword's subscribers, on the keyword's page (scraping.admin_keywords adds it)."""
+
+    model = Subscription
+    extra = 0
+    autocomplete_fields = ["chat"]
+    fields = ["chat", "muted_until", "created_at"]
+    readonly_fields = ["created_at"]
+
+
 @admin.register(TelegramChat)
 class TelegramChatAdmin(admin.ModelAdmin):
     list_display = [
-        "chat_id", "title", "username", "status_badge", "status_reason", "is_admin", "muted_until", "subscriptions_count", "created_at",
+        "chat_id",
+        "title",
+        "username",
+        "status_badge",
+        "status_reason",
+        "is_admin",
+        "muted_until",
+        "subscriptions_count",
+        "created_at",
     ]
     list_filter = ["status", "is_admin"]
     search_fields = ["chat_id", "title", "username"]
     readonly_fields = ["created_at"]
-    inlines = [SubscriptionInline]
+    inlines = [ChatSubscriptionInline]
     actions = ["approve", "block"]
 
     def get_queryset(self, request):

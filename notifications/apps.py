@@ -8,6 +8,6 @@ class NotificationsConfig(AppConfig):
     def ready(self):
         # The Bot API token is in every request URL (httpx, PTB debug logs):
         # redact it in every record, whichever handler receives it.
-        from tracker.log_filters import install_redacting_record_factory
+        from lib.log_filters import install_redacting_record_factory
 
         install_redacting_record_factory()

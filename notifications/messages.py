@@ -11,6 +11,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.db.models import Min
 from django.utils import timezone
 
+from lib.money import format_price
 from notifications.bot.keyboards import notification_keyboard
 
 TEXT_LIMIT = 4096
@@ -30,19 +31,6 @@ class Rendered:
 
 def esc(value) -> str:
     return html.escape(str(value), quote=True)
-
-
-def format_price(price) -> str:
-    """120 → "120 €", 1250.5 → "1.250,50 €" (Austrian notation); None → "price on request"."""
-    if price is None:
-        return "price on request"
-    price = Decimal(price)
-    if price == price.to_integral_value():
-        number = f"{int(price):,}".replace(",", ".")
-    else:
-        whole, cents = f"{price.quantize(Decimal('0.01'), ROUND_HALF_UP):,.2f}".split(".")
-        number = f"{whole.replace(',', '.')},{cents}"
-    return f"{number} €"
 
 
 def drop_percent(old, new) -> int:

@@ -165,20 +165,27 @@ def _deliver(unit) -> Outcome:
 
 
 def _send(chat, rendered):
-    """Sends, following one group → supergroup migration."""
+    """Sends, following one group → supergroup migration.
+
+    The chat's row moves to the new id through the guarded TelegramChatQuerySet.migrate
+    (as the bot's migration update does); the message goes to the new id even when the
+    row cannot move (another row with subscriptions already holds that id).
+    """
+    chat_id = chat.chat_id
     for _ in range(2):
         try:
             return telegram.send_message(
-                chat.chat_id, rendered.html, photo_url=rendered.photo_url, reply_markup=rendered.reply_markup, plain_text=rendered.plain
+                chat_id, rendered.html, photo_url=rendered.photo_url, reply_markup=rendered.reply_markup, plain_text=rendered.plain
             )
         except DeliveryError as err:
             if err.migrate_to_chat_id is None:
                 raise
             chat.migrate_to(err.migrate_to_chat_id)
+            chat_id = err.migrate_to_chat_id
         finally:
             # Counted when the answer is in: Telegram has received it by then, so the
             # next slot is measured from no earlier than its arrival there.
-            pacer().record(chat.chat_id)
+            pacer().record(chat_id)
     raise DeliveryError("chat migrated again right after migrating")
 
 

@@ -23,7 +23,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, Tele
 from telegram.request import HTTPXRequest
 from telegram.warnings import PTBDeprecationWarning
 
-from tracker.log_filters import redact
+from lib.log_filters import redact
 
 logger = logging.getLogger(__name__)
 # PTB 22 itself reads RetryAfter.retry_after when building the error; we accept int and timedelta (_seconds).

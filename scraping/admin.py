@@ -3,8 +3,9 @@ import json
 from django.contrib import admin
 from django.utils.html import format_html
 
-from scraping.models import Heartbeat, ScrapeRun
-from tracker.badges import badge
+from lib.badges import badge
+from scraping import admin_keywords  # noqa: F401 (registers the Keyword admin over tracker's)
+from scraping.models import ScrapeRun
 
 
 def _pretty(text):
@@ -20,8 +21,17 @@ class ScrapeRunAdmin(admin.ModelAdmin):
     """Written by the scheduler and workers only: read-only here."""
 
     list_display = [
-        "id", "keyword", "source", "status_badge", "error", "started_at", "duration_s",
-        "pages_fetched", "ads_seen", "ads_new", "price_drops",
+        "id",
+        "keyword",
+        "source",
+        "status_badge",
+        "error",
+        "started_at",
+        "duration_s",
+        "pages_fetched",
+        "ads_seen",
+        "ads_new",
+        "price_drops",
     ]
     list_select_related = ["keyword"]
     list_filter = ["status", "error", "source", "keyword", ("started_at", admin.DateFieldListFilter)]
@@ -29,8 +39,19 @@ class ScrapeRunAdmin(admin.ModelAdmin):
     date_hierarchy = "started_at"
     show_full_result_count = False
     fields = [
-        "keyword", "source", "status", "error", "started_at", "finished_at", "duration_s",
-        "pages_fetched", "ads_seen", "ads_new", "price_drops", "detail_pretty", "counters_pretty",
+        "keyword",
+        "source",
+        "status",
+        "error",
+        "started_at",
+        "finished_at",
+        "duration_s",
+        "pages_fetched",
+        "ads_seen",
+        "ads_new",
+        "price_drops",
+        "detail_pretty",
+        "counters_pretty",
     ]
     readonly_fields = fields
 
@@ -55,15 +76,3 @@ class ScrapeRunAdmin(admin.ModelAdmin):
     @admin.display(description="counters")
     def counters_pretty(self, obj):
         return format_html('<pre class="lago-pre">{}</pre>', json.dumps(obj.counters, indent=2, sort_keys=True))
-
-
-@admin.register(Heartbeat)
-class HeartbeatAdmin(admin.ModelAdmin):
-    list_display = ["name", "last_seen_at", "detail"]
-    readonly_fields = ["name", "last_seen_at", "detail"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

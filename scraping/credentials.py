@@ -45,8 +45,10 @@ def check_credentials(now=None):
         when = f"{timezone.localtime(expiry):%Y-%m-%d %H:%M}"
         if expiry <= now:
             logger.error("credentials of source %s expired at %s: its keywords are skipped", slug, when)
-            enqueue_admin_alert(f"credentials_expired:{slug}:{day}", f"⛔ The {slug} credentials expired at {when}. "
-                         f"Its keywords are skipped (source_unavailable) until they are renewed.")
+            enqueue_admin_alert(
+                f"credentials_expired:{slug}:{day}",
+                f"⛔ The {slug} credentials expired at {when}. Its keywords are skipped (source_unavailable) until they are renewed.",
+            )
         else:
             logger.warning("credentials of source %s expire at %s", slug, when)
             enqueue_admin_alert(f"credentials_expiring:{slug}:{day}", f"⚠️ The {slug} credentials expire at {when}. Renew them before then.")

@@ -3,8 +3,8 @@
 Every request to a marketplace goes through `fetch()`: one lazily created
 `httpx.Client` (a keep-alive pool, so repeated requests skip the TCP and TLS
 handshakes), a minimum gap between requests to one host, bounded retries with
-jittered exponential backoff, and Retry-After on 429. Failures come out as one
-error type, `FetchError`, which says whether the peer is blocking us.
+jittered exponential backoff, and Retry-After on 429. Failures come out as
+`FetchError`, a `SourceError` (scraping.errors) that says whether the peer is blocking us.
 
 Settings are read when they are used (tests change them per test); the client
 is rebuilt when an HTTP_* setting changes.
@@ -25,6 +25,8 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.utils import timezone
 
+from scraping.errors import FetchError
+
 logger = logging.getLogger(__name__)
 
 _client = None
@@ -34,23 +36,6 @@ _last_request_at = {}
 _gap_lock = threading.Lock()
 # monotonic time by which every fetch() must be over (see time_budget), or None.
 _deadline = contextvars.ContextVar("fetch_deadline", default=None)
-
-
-class FetchError(Exception):
-    """A request failed for good (after retries).
-
-    `slug` is the reason recorded on the run (http_5xx, timeout, http_429, ...);
-    `banned` means the peer refuses us (403/429/challenge page) rather than
-    being broken; `transient` means a later run may well succeed.
-    """
-
-    def __init__(self, slug, message, *, status=None, banned=False, transient=False, body=b""):
-        super().__init__(message)
-        self.slug = slug
-        self.status = status
-        self.banned = banned
-        self.transient = transient
-        self.body = body[:500]
 
 
 def get_client():

@@ -1,4 +1,4 @@
-"""Scrape runs (one row per scheduled window) and process heartbeats."""
+"""Scrape runs: one row per scheduled window."""
 
 from datetime import timedelta
 
@@ -31,9 +31,7 @@ class ScrapeRun(models.Model):
 
     FINISHED_STATUSES = [Status.DONE, Status.FAILED, Status.BANNED, Status.CANCELLED]
 
-    keyword = models.ForeignKey(
-        "tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
-    )
+    keyword = models.ForeignKey("tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
     source = models.CharField(max_length=32)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
     started_at = models.DateTimeField(default=timezone.now)
@@ -69,17 +67,15 @@ class ScrapeRun(models.Model):
         return f"{self.source} run {self.pk} ({self.status})"
 
     def finish(self, outcome, now=None):
-        """Records a `scraping.scrape.Outcome` (or anything with its fields) and closes the run."""
+        """Records a `scraping.scrape.Outcome` (status, error, detail, RunCounts) and closes the run."""
+        counts = outcome.counts
         return self.close(
             outcome.status,
             outcome.error,
             outcome.detail,
             now=now,
-            pages_fetched=outcome.pages,
-            ads_seen=outcome.ads_seen,
-            ads_new=outcome.ads_new,
-            price_drops=outcome.price_drops,
-            counters={**self.counters, **outcome.counters},
+            **counts.run_fields(),
+            counters={**self.counters, **counts.counters},
         )
 
     @property
@@ -126,26 +122,3 @@ class ScrapeRun(models.Model):
                 detail=detail,
                 counters={"skips": 1},
             )
-
-
-class Heartbeat(models.Model):
-    """The last time a long-running process (scheduler, bot) showed life."""
-
-    name = models.CharField(max_length=32, primary_key=True)
-    last_seen_at = models.DateTimeField(default=timezone.now)
-    detail = models.CharField(max_length=200, blank=True, default="")
-
-    def __str__(self):
-        return self.name
-
-    @classmethod
-    def beat(cls, name, detail=""):
-        cls.objects.update_or_create(name=name, defaults={"last_seen_at": timezone.now(), "detail": detail})
-
-    @classmethod
-    def age_seconds(cls, name, now=None):
-        """Seconds since `name` last beat, or None if it never did."""
-        last = cls.objects.filter(name=name).values_list("last_seen_at", flat=True).first()
-        if last is None:
-            return None
-        return ((now or timezone.now()) - last).total_seconds()

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import Q
 
-from scraping import http
+from scraping.counts import RunCounts
+from scraping.errors import SourceError
+from scraping.ingest import ingest_page
+from scraping.models import ScrapeRun
 from scraping.sources import UnknownSource, get_handler
-from scraping.sources.base import SourceError, body_excerpt
-from tracker.ingest import IngestResult, ingest_page
 from tracker.models import Keyword
 
 logger = logging.getLogger(__name__)
@@ -22,27 +23,22 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class Outcome:
-    status: str  # a ScrapeRun.Status value: done, failed or banned
+    status: ScrapeRun.Status = ScrapeRun.Status.DONE
     error: str = ""
     detail: str = ""
-    pages: int = 0
-    ads_seen: int = 0
-    ads_new: int = 0
-    price_drops: int = 0
-    counters: dict = field(default_factory=dict)
-    # (ParsedAd, ingest status) in page order, for the `scrape` command's table.
-    rows: list = field(default_factory=list)
+    counts: RunCounts = field(default_factory=RunCounts)
 
     @property
     def ok(self):
-        return self.status == "done"
+        return self.status == ScrapeRun.Status.DONE
 
 
 def scrape_keyword(keyword, run=None, max_pages=None, dry_run=False, on_page=None):
     """Scrape `keyword` now and return its Outcome; with `run`, also finish that ScrapeRun.
 
     `dry_run` fetches and parses but writes nothing (no ads, no cursor, no run).
-    `on_page(page)` is called after each page is stored (progress display).
+    `on_page(page, result)` is called after each page is stored, with its IngestResult
+    (None in a dry run): the `scrape` command's progress and table.
     """
     outcome = _scrape(keyword, max_pages or settings.SCRAPE_MAX_PAGES, dry_run, on_page)
     if run is not None and not dry_run:
@@ -54,8 +50,8 @@ def _scrape(keyword, max_pages, dry_run, on_page):
     cursor = (keyword.cursor_published_at, keyword.cursor_ad_id) if keyword.cursor_published_at else None
     # The first run records the backlog quietly: nobody wants 60 "new" messages for old ads.
     notify = settings.NOTIFY_ON_FIRST_RUN or keyword.has_been_scraped()
-    outcome = Outcome(status="done")
-    totals = IngestResult()
+    outcome = Outcome()
+    counts = outcome.counts
     keys = []
     try:
         handler = get_handler(keyword.source)()
@@ -64,45 +60,40 @@ def _scrape(keyword, max_pages, dry_run, on_page):
             keyword.query, cursor=cursor, max_pages=max_pages, price_min=keyword.price_min, price_max=keyword.price_max
         ):
             last_page = page
-            outcome.pages += 1
-            if not dry_run:
-                totals.add(ingest_page(keyword, page.ads, source=keyword.source, notify=notify))
-            outcome.rows += [(ad, totals.statuses.get(ad.external_id, "")) for ad in page.ads]
+            counts.pages += 1
+            result = None if dry_run else ingest_page(keyword, page.ads, source=keyword.source, notify=notify)
+            if result is None:
+                counts.ads_seen += len(page.ads)
+            else:
+                counts.add(result.counts)
             keys += [ad.sort_key for ad in page.ads if ad.published_at]
             if on_page is not None:
-                on_page(page)
+                on_page(page, result)
     except UnknownSource as exc:
-        return _failed(outcome, keyword, "failed", "unknown_source", str(exc))
-    except http.FetchError as exc:
-        detail = f"{exc} (status {exc.status})" + (f": {body_excerpt(exc.body)}" if exc.body else "")
-        return _failed(outcome, keyword, "banned" if exc.banned else "failed", exc.slug, detail)
+        return _failed(outcome, keyword, ScrapeRun.Status.FAILED, "unknown_source", str(exc))
     except SourceError as exc:
-        return _failed(outcome, keyword, "failed", exc.slug, exc.detail or str(exc))
+        status = ScrapeRun.Status.BANNED if exc.banned else ScrapeRun.Status.FAILED
+        return _failed(outcome, keyword, status, exc.slug, exc.detail)
     except Exception as exc:  # a bug must end the run as failed, not kill the worker
         logger.exception("keyword %s: scrape crashed", keyword.pk)
-        return _failed(outcome, keyword, "failed", "internal_error", repr(exc))
-    _finish_counts(outcome, totals, keyword, cursor, last_page, max_pages)
+        return _failed(outcome, keyword, ScrapeRun.Status.FAILED, "internal_error", repr(exc))
+    _note_coverage_gap(counts, keyword, cursor, last_page, max_pages)
     if not dry_run and keys:
         advance_cursor(keyword, max(keys))
     return outcome
 
 
-def _finish_counts(outcome, totals, keyword, cursor, last_page, max_pages):
-    outcome.ads_seen = totals.ads_seen or len(outcome.rows)
-    outcome.ads_new = totals.ads_new
-    outcome.price_drops = totals.price_drops
-    outcome.counters = {"price_changes": totals.price_changes, "notifications": totals.notifications}
-    hit_cap = last_page is not None and outcome.pages >= max_pages and not (last_page.reached_cursor or last_page.is_last)
+def _note_coverage_gap(counts, keyword, cursor, last_page, max_pages):
+    hit_cap = last_page is not None and counts.pages >= max_pages and not (last_page.reached_cursor or last_page.is_last)
     # On the first run there is no cursor to reach: stopping at the cap is expected.
     if hit_cap and cursor is not None:
-        outcome.counters["coverage_gap"] = 1
+        counts.extra["coverage_gap"] = 1
         logger.warning("keyword %s: page cap %d reached before the cursor; ads may have been missed", keyword.pk, max_pages)
 
 
 def _failed(outcome, keyword, status, slug, detail):
     logger.warning("keyword %s (%s): scrape %s: %s: %s", keyword.pk, keyword.source, status, slug, detail[:200])
     outcome.status, outcome.error, outcome.detail = status, slug, detail
-    outcome.ads_seen = len(outcome.rows)
     return outcome
 
 

@@ -15,8 +15,8 @@ from django_q.tasks import async_task
 from notifications.sender import process_queue
 from scraping.claims import claim_due_keywords
 from scraping.credentials import check_credentials
-from scraping.models import Heartbeat, ScrapeRun
-from tracker.models import Keyword
+from scraping.models import ScrapeRun
+from tracker.models import Heartbeat, Keyword
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def enqueue_scrape(run):
         # and make the keyword due again so the next tick retries.
         logger.exception("could not enqueue run %s of keyword %s", run.pk, run.keyword_id)
         run.close(ScrapeRun.Status.FAILED, "enqueue_failed", f"{type(exc).__name__}: {exc}")
-        Keyword.objects.filter(pk=run.keyword_id).update(next_run_at=timezone.now())
+        Keyword.objects.filter(pk=run.keyword_id).make_due()
 
 
 def reap_zombies(now=None):
@@ -62,7 +62,7 @@ def reap_zombies(now=None):
     for run in ScrapeRun.objects.zombies(now, minutes).only("pk", "keyword_id", "started_at", "status"):
         detail = f"still running after {minutes} minutes (started {run.started_at.isoformat()}): the worker died or hung"
         if run.close(ScrapeRun.Status.FAILED, "zombie", detail, now=now):
-            Keyword.objects.filter(pk=run.keyword_id).update(next_run_at=now)
+            Keyword.objects.filter(pk=run.keyword_id).make_due(now)
             logger.warning("reaped zombie run %s of keyword %s", run.pk, run.keyword_id)
             reaped += 1
     return reaped

@@ -2,7 +2,6 @@ from datetime import timedelta
 
 from django import forms
 from django.contrib import admin, messages
-from django.db import transaction
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.template.response import TemplateResponse
@@ -11,20 +10,16 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from notifications.models import Subscription
-from scraping.claims import claim_keyword_now
-from scraping.models import ScrapeRun
-from scraping.sources import registry
-from scraping.tick import enqueue_scrape
-from tracker.admin_filters import AlertFilter, DroppedInPriceFilter, LastStatusFilter, NewTodayFilter, PriceRangeFilter
-from tracker.badges import badge
-from tracker.charts import ad_price_points, euro, price_chart_svg
-from tracker.models import Ad, Keyword, KeywordAd, PriceChange
+from lib.badges import badge
+from lib.money import euro
+from tracker.admin_filters import AlertFilter, DroppedInPriceFilter, NewTodayFilter, PriceRangeFilter
+from tracker.charts import ad_price_points, price_chart_svg
+from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
 
 INTERVAL_MESSAGE = "The interval must be at least 1 minute."
 
 
-def _subquery_count(model, **filters):
+def subquery_count(model, **filters):
     """A correlated COUNT per row (filters[0] names the outer row): no join blow-up, no extra query."""
     rows = model.objects.filter(**filters).order_by().values(next(iter(filters)))
     return Coalesce(Subquery(rows.annotate(n=Count("pk")).values("n")[:1], output_field=IntegerField()), 0)
@@ -41,35 +36,34 @@ class PriceChangeInline(admin.TabularInline):
         return False
 
 
-class SubscriptionInline(admin.TabularInline):
-    model = Subscription
-    extra = 0
-    autocomplete_fields = ["chat"]
-    fields = ["chat", "muted_until", "created_at"]
-    readonly_fields = ["created_at"]
-
-
 class KeywordForm(forms.ModelForm):
     class Meta:
         model = Keyword
         fields = [
-            "name", "query", "source", "is_active", "interval_minutes", "price_min", "price_max", "excluded_words", "next_run_at",
+            "name",
+            "query",
+            "source",
+            "is_active",
+            "interval_minutes",
+            "price_min",
+            "price_max",
+            "excluded_words",
+            "next_run_at",
         ]
         error_messages = {
             # Replaces Django's "Ensure this value is greater than or equal to 1." (from both min validators).
             "interval_minutes": {"min_value": INTERVAL_MESSAGE},
-            "source": {"invalid_choice": "Unknown source %(value)s: choose one the registry knows (" + ", ".join(registry.slugs()) + ")."},
         }
 
 
 @admin.register(Keyword)
 class KeywordAdmin(admin.ModelAdmin):
+    """Keywords as the core knows them; scraping.admin extends it with runs, *Run now* and subscribers."""
+
     form = KeywordForm
-    list_display = [
-        "query", "source", "interval", "is_active", "last_run", "next_run_at", "ads_total", "ads_found_24h", "subscribers", "alert",
-    ]
+    list_display = ["query", "source", "interval", "is_active", "next_run_at", "ads_total", "ads_found_24h", "alert"]
     list_display_links = ["query"]
-    list_filter = ["source", "is_active", LastStatusFilter, AlertFilter]
+    list_filter = ["source", "is_active", AlertFilter]
     search_fields = ["name", "query"]
     readonly_fields = ["cursor_published_at", "cursor_ad_id", "last_run_at", "zero_result_alert_at", "created_at", "updated_at"]
     fieldsets = [
@@ -81,34 +75,22 @@ class KeywordAdmin(admin.ModelAdmin):
         ),
         ("Record", {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
     ]
-    inlines = [SubscriptionInline]
-    actions = ["run_now", "pause", "resume", "reset_cursor"]
+    actions = ["pause", "resume", "reset_cursor"]
 
     def get_queryset(self, request):
-        latest = ScrapeRun.objects.filter(keyword=OuterRef("pk")).order_by("-started_at", "-id")
         day_ago = timezone.now() - timedelta(hours=24)
-        return super().get_queryset(request).annotate(
-            last_status=Subquery(latest.values("status")[:1]),
-            last_started_at=Subquery(latest.values("started_at")[:1]),
-            last_ads_seen=Subquery(latest.values("ads_seen")[:1]),
-            last_ads_new=Subquery(latest.values("ads_new")[:1]),
-            n_ads=_subquery_count(KeywordAd, keyword=OuterRef("pk")),
-            n_ads_24h=_subquery_count(KeywordAd, keyword=OuterRef("pk"), found_at__gte=day_ago),
-            n_subscribers=_subquery_count(Subscription, keyword=OuterRef("pk")),
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                n_ads=subquery_count(KeywordAd, keyword=OuterRef("pk")),
+                n_ads_24h=subquery_count(KeywordAd, keyword=OuterRef("pk"), found_at__gte=day_ago),
+            )
         )
 
     @admin.display(description="interval", ordering="interval_minutes")
     def interval(self, obj):
         return f"{obj.interval_minutes} min"
-
-    @admin.display(description="last run", ordering="last_started_at")
-    def last_run(self, obj):
-        if obj.last_status is None:
-            return mark_safe('<span class="lago-muted">never</span>')
-        when = date_format(timezone.localtime(obj.last_started_at), "SHORT_DATETIME_FORMAT")
-        return format_html(
-            '{} <span class="lago-muted">{} · {} seen / {} new</span>', badge(obj.last_status), when, obj.last_ads_seen, obj.last_ads_new
-        )
 
     @admin.display(description="ads", ordering="n_ads")
     def ads_total(self, obj):
@@ -118,41 +100,27 @@ class KeywordAdmin(admin.ModelAdmin):
     def ads_found_24h(self, obj):
         return obj.n_ads_24h
 
-    @admin.display(description="subscribers", ordering="n_subscribers")
-    def subscribers(self, obj):
-        return obj.n_subscribers
-
     @admin.display(description="open alert", ordering="zero_result_alert_at")
     def alert(self, obj):
         if obj.zero_result_alert_at is None:
             return ""
         return badge("failed", f"zero results since {date_format(timezone.localtime(obj.zero_result_alert_at), 'SHORT_DATE_FORMAT')}")
 
-    @admin.action(description="Run now (enqueue a scrape)")
-    def run_now(self, request, queryset):
-        for keyword in queryset:
-            run, skip = claim_keyword_now(keyword)
-            if run is None:
-                self.message_user(request, f"“{keyword}” not started: {skip.reason} ({skip.detail}).", messages.WARNING)
-                continue
-            transaction.on_commit(lambda run=run: enqueue_scrape(run))
-            self.message_user(request, f"“{keyword}” enqueued as scrape run {run.pk}.", messages.SUCCESS)
-
     @admin.action(description="Pause (stop scheduling)")
     def pause(self, request, queryset):
-        done = queryset.filter(is_active=True).update(is_active=False)
+        done = queryset.pause()
         self.message_user(request, f"{done} keyword(s) paused.")
 
     @admin.action(description="Resume (due now)")
     def resume(self, request, queryset):
-        done = queryset.filter(is_active=False).update(is_active=True, next_run_at=timezone.now())
+        done = queryset.resume()
         self.message_user(request, f"{done} keyword(s) resumed.")
 
     @admin.action(description="Reset cursor (next run pages through all results)…")
     def reset_cursor(self, request, queryset):
         # Like Django's delete confirmation: the first POST shows the page, the second (with "confirm") acts.
         if request.POST.get("confirm") == "yes":
-            done = queryset.update(cursor_published_at=None, cursor_ad_id="")
+            done = queryset.reset_cursor()
             self.message_user(request, f"Cursor reset for {done} keyword(s).", messages.SUCCESS)
             return None
         context = {
@@ -217,7 +185,9 @@ class AdAdmin(MachineWrittenAdmin):
     def title_link(self, obj):
         return format_html(
             '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a> <a href="{}" class="lago-muted">details</a>',
-            obj.url, obj.title, f"{obj.pk}/change/",
+            obj.url,
+            obj.title,
+            f"{obj.pk}/change/",
         )
 
     @admin.display(description="price", ordering="price")
@@ -261,3 +231,14 @@ class KeywordAdAdmin(MachineWrittenAdmin):
     readonly_fields = ["keyword", "ad", "found_at"]
     show_full_result_count = False
 
+
+@admin.register(Heartbeat)
+class HeartbeatAdmin(admin.ModelAdmin):
+    list_display = ["name", "last_seen_at", "detail"]
+    readonly_fields = ["name", "last_seen_at", "detail"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -4,28 +4,10 @@ from datetime import datetime, time
 from decimal import Decimal
 
 from django.contrib import admin
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from scraping.models import ScrapeRun
 from tracker.models import PriceChange
-
-
-class LastStatusFilter(admin.SimpleListFilter):
-    """Needs the `last_status` annotation (KeywordAdmin.get_queryset)."""
-
-    title = "last run status"
-    parameter_name = "last_status"
-
-    def lookups(self, request, model_admin):
-        return [*ScrapeRun.Status.choices, ("never", "never ran")]
-
-    def queryset(self, request, queryset):
-        if self.value() == "never":
-            return queryset.filter(last_status__isnull=True)
-        if self.value():
-            return queryset.filter(last_status=self.value())
-        return queryset
 
 
 class AlertFilter(admin.SimpleListFilter):
@@ -97,6 +79,6 @@ class DroppedInPriceFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         if self.value() == "yes":
-            drops = PriceChange.objects.filter(ad=OuterRef("pk"), new_price__lt=F("old_price"))
+            drops = PriceChange.objects.drops().filter(ad=OuterRef("pk"))
             return queryset.filter(Exists(drops))
         return queryset

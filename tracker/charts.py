@@ -5,23 +5,19 @@ None means "price on request" and leaves a gap. The line is drawn as steps: a
 price holds until the next change.
 """
 
-import zoneinfo
-from decimal import Decimal
 from html import escape
+
+from django.utils import timezone
+
+from lib.money import euro
 
 WIDTH, HEIGHT = 640, 240
 LEFT, RIGHT, TOP, BOTTOM = 80, 20, 20, 40
-VIENNA = zoneinfo.ZoneInfo("Europe/Vienna")
 
 
-def euro(value):
-    """1234.5 → "€ 1.234,50" (Austrian notation)."""
-    text = f"{Decimal(value):,.2f}".replace(",", "_").replace(".", ",").replace("_", ".")
-    return f"€ {text}"
-
-
-def vienna_date(moment):
-    return moment.astimezone(VIENNA).strftime("%d.%m.%Y")
+def local_date(moment):
+    """The date in the operator's time zone (TIME_ZONE)."""
+    return timezone.localtime(moment).strftime("%d.%m.%Y")
 
 
 def _scale(lo, hi, out_lo, out_hi):
@@ -63,10 +59,10 @@ def _axes(lo, hi, start, end):
         f'<line x1="{LEFT}" y1="{bottom}" x2="{WIDTH - RIGHT}" y2="{bottom}" class="axis"/>',
         _text(LEFT - 6, TOP + 4, euro(hi), "end"),
         _text(LEFT - 6, bottom, euro(lo), "end"),
-        _text(LEFT, bottom + 18, vienna_date(start)),
+        _text(LEFT, bottom + 18, local_date(start)),
     ]
     if end != start:
-        parts.append(_text(WIDTH - RIGHT, bottom + 18, vienna_date(end), "end"))
+        parts.append(_text(WIDTH - RIGHT, bottom + 18, local_date(end), "end"))
     return parts
 
 
@@ -79,8 +75,10 @@ STYLE = (
 def price_chart_svg(points, title="Price history"):
     """An SVG document fragment of fixed size; every text is escaped."""
     points = sorted(points, key=lambda p: p[0])
-    head = f'<svg xmlns="http://www.w3.org/2000/svg" class="price-chart" width="{WIDTH}" height="{HEIGHT}" ' \
-           f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img"><title>{escape(title)}</title>{STYLE}'
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="price-chart" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img"><title>{escape(title)}</title>{STYLE}'
+    )
     prices = [p for _, p in points if p is not None]
     if not prices:
         return head + _text(WIDTH / 2, HEIGHT / 2, "price on request" if points else "no price history", "middle") + "</svg>"
@@ -95,7 +93,7 @@ def price_chart_svg(points, title="Price history"):
         if price is None:
             parts.append(f'<circle cx="{tx(moment):.1f}" cy="{HEIGHT - BOTTOM:.1f}" r="4" class="gap"><title>on request</title></circle>')
         else:
-            tip = f"{vienna_date(moment)}: {euro(price)}"
+            tip = f"{local_date(moment)}: {euro(price)}"
             parts.append(f'<circle cx="{tx(moment):.1f}" cy="{y(price):.1f}" r="4" class="dot"><title>{escape(tip)}</title></circle>')
     return head + "".join(parts) + "</svg>"
 

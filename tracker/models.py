@@ -1,12 +1,10 @@
-"""Keywords (what to watch), ads (what was found) and their price history."""
+"""Keywords (what to watch), ads (what was found), their price history, and process heartbeats."""
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
-
-from scraping.sources import registry
 
 
 class KeywordQuerySet(models.QuerySet):
@@ -17,15 +15,28 @@ class KeywordQuerySet(models.QuerySet):
         """Active keywords whose next window has started."""
         return self.active().filter(next_run_at__lte=now or timezone.now())
 
+    def make_due(self, now=None):
+        """The next window starts now (a resumed keyword, a run that was released unstarted)."""
+        return self.update(next_run_at=now or timezone.now())
+
+    def pause(self):
+        """Stops scheduling; returns how many were active."""
+        return self.filter(is_active=True).update(is_active=False)
+
+    def resume(self, now=None):
+        """Schedules paused keywords again, due at once; returns how many were paused."""
+        return self.filter(is_active=False).update(is_active=True, next_run_at=now or timezone.now())
+
+    def reset_cursor(self):
+        """The next run pages through all results again."""
+        return self.update(cursor_published_at=None, cursor_ad_id="")
+
 
 class Keyword(models.Model):
-    name = models.CharField(
-        max_length=100, blank=True, default="", help_text="Shown in messages; defaults to the query."
-    )
-    query = models.CharField(
-        max_length=1000, help_text="Plain search words, or a search URL pasted from the marketplace."
-    )
-    source = models.CharField(max_length=32, choices=registry.choices, default="willhaben")
+    name = models.CharField(max_length=100, blank=True, default="", help_text="Shown in messages; defaults to the query.")
+    query = models.CharField(max_length=1000, help_text="Plain search words, or a search URL pasted from the marketplace.")
+    # A slug of scraping's source registry; the keyword form offers and validates the choices.
+    source = models.CharField(max_length=32, default="willhaben")
     price_min = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     price_max = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     excluded_words = models.TextField(
@@ -85,8 +96,6 @@ class Keyword(models.Model):
 
     def clean(self):
         errors = {}
-        if self.source not in registry.slugs():
-            errors["source"] = f"Unknown source {self.source!r}. Choose one of: {', '.join(registry.slugs())}."
         if self.price_min is not None and self.price_max is not None and self.price_min > self.price_max:
             errors["price_max"] = "The maximum price must not be below the minimum price."
         if errors:
@@ -147,11 +156,19 @@ class KeywordAd(models.Model):
         return f"{self.keyword_id} → {self.ad_id}"
 
 
+class PriceChangeQuerySet(models.QuerySet):
+    def drops(self):
+        """Changes to a lower price (to or from "on request" is not a drop)."""
+        return self.filter(new_price__lt=F("old_price"))
+
+
 class PriceChange(models.Model):
     ad = models.ForeignKey(Ad, on_delete=models.CASCADE, related_name="price_changes")
     old_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     new_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     seen_at = models.DateTimeField(default=timezone.now)
+
+    objects = PriceChangeQuerySet.as_manager()
 
     class Meta:
         ordering = ["-seen_at"]
@@ -171,3 +188,30 @@ class PriceChange(models.Model):
     @property
     def is_drop(self):
         return self.old_price is not None and self.new_price is not None and self.new_price < self.old_price
+
+
+class Heartbeat(models.Model):
+    """The last time a long-running process (scheduler, bot) showed life."""
+
+    name = models.CharField(max_length=32, primary_key=True)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    detail = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        # Moved here from scraping (the bot and the tick both beat); the table keeps its name.
+        db_table = "scraping_heartbeat"
+
+    def __str__(self):
+        return self.name
+
+    @classmethod
+    def beat(cls, name, detail=""):
+        cls.objects.update_or_create(name=name, defaults={"last_seen_at": timezone.now(), "detail": detail})
+
+    @classmethod
+    def age_seconds(cls, name, now=None):
+        """Seconds since `name` last beat, or None if it never did."""
+        last = cls.objects.filter(name=name).values_list("last_seen_at", flat=True).first()
+        if last is None:
+            return None
+        return ((now or timezone.now()) - last).total_seconds()

@@ -11,7 +11,7 @@ import environ
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
-# Only for DEBUG runs; tracker.checks refuses to start without a real key otherwise.
+# Only for DEBUG runs; operations.checks refuses to start without a real key otherwise.
 DEV_SECRET_KEY = "lago-dev-only-insecure-secret-key"
 
 
@@ -39,16 +39,18 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[:
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "tracker.apps.LagoAdminConfig",
+    "operations.apps.LagoAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_q",
+    # Lago's apps, lowest layer first; each imports only the ones above it in this list.
     "tracker",
-    "scraping",
     "notifications",
+    "scraping",
+    "operations",
 ]
 
 MIDDLEWARE = [
@@ -105,9 +107,7 @@ if IS_SQLITE:
 elif IS_POSTGRES:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
-        "connect_timeout", env.int("DB_CONNECT_TIMEOUT_S", default=5)
-    )
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", env.int("DB_CONNECT_TIMEOUT_S", default=5))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -140,7 +140,7 @@ Q_CLUSTER = {
     "label": "Task queue",
 }
 # The broker: "orm" (the database; zero config) or "redis" (REDIS_URL). Several
-# clusters on several hosts may share either; tracker.checks rejects other values.
+# clusters on several hosts may share either; operations.checks rejects other values.
 Q_BROKER = env.str("Q_BROKER", default="orm").strip().lower()
 Q_BROKERS = ("orm", "redis")
 REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
@@ -248,7 +248,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {
-        "redact_secrets": {"()": "tracker.log_filters.RedactSecretsFilter"},
+        "redact_secrets": {"()": "lib.log_filters.RedactSecretsFilter"},
     },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},

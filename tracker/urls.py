@@ -1,11 +1,7 @@
 from django.contrib import admin
-from django.urls import path
-
-from tracker import views
+from django.urls import include, path
 
 urlpatterns = [
-    path("health", views.health, name="health"),
-    path("stats", views.stats, name="stats"),
-    path("metrics", views.metrics_view, name="metrics"),
+    path("", include("operations.urls")),
     path("admin/", admin.site.urls),
 ]

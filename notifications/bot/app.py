@@ -28,8 +28,10 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from notifications.bot import handlers, services
-from tracker.log_filters import redact
+from lib.log_filters import redact
+from notifications.bot import admin_commands, handlers, services
+from notifications.models import TelegramChat
+from tracker.models import Heartbeat
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +51,6 @@ MENU = [
     ("help", "All commands"),
 ]
 ADD_MENU = [("add", "Propose a keyword: /add <words>")]
-ADMIN_MENU = [("stats", "Figures of the last 24 h"), ("health", "Is Lago working?")]
 
 
 def _fresh(func):
@@ -71,8 +72,6 @@ async def thread_db(func, *args):
 
 
 def _beat():
-    from scraping.models import Heartbeat
-
     Heartbeat.beat(HEARTBEAT, "polling")
 
 
@@ -129,6 +128,8 @@ def add_handlers(app: Application):
     app.add_handler(CommandHandler("start", handlers.start))
     for name, service in services.COMMANDS.items():
         app.add_handler(CommandHandler(name, handlers.command(service)))
+    for admin_command in admin_commands.all_commands():
+        app.add_handler(CommandHandler(admin_command.name, handlers.command(admin_command.func)))
     app.add_handler(CallbackQueryHandler(handlers.button))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT & filters.ChatType.PRIVATE & ~filters.UpdateType.EDITED, handlers.not_a_command))
@@ -136,7 +137,8 @@ def add_handlers(app: Application):
 
 
 def menu(admin=False):
-    entries = MENU + (ADD_MENU if settings.TELEGRAM_USERS_MAY_ADD_KEYWORDS else []) + (ADMIN_MENU if admin else [])
+    admin_menu = [(c.name, c.description[:1].upper() + c.description[1:]) for c in admin_commands.all_commands()]
+    entries = MENU + (ADD_MENU if settings.TELEGRAM_USERS_MAY_ADD_KEYWORDS else []) + (admin_menu if admin else [])
     return [BotCommand(name, description) for name, description in entries]
 
 
@@ -155,7 +157,5 @@ async def startup(app: Application):
 
 def _seed_admins():
     """TELEGRAM_ADMIN_CHAT_IDS become active admin chats; returns every admin chat id."""
-    from notifications.models import TelegramChat
-
     TelegramChat.objects.seed_admins(settings.TELEGRAM_ADMIN_CHAT_IDS)
     return sorted(set(TelegramChat.objects.admins().values_list("chat_id", flat=True)) | set(settings.TELEGRAM_ADMIN_CHAT_IDS))

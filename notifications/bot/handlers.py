@@ -12,8 +12,11 @@ from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
-from notifications.bot import services
-from tracker.log_filters import redact
+from lib.log_filters import redact
+from notifications.bot import access, services
+from notifications.bot.replies import ChatRef, Reply
+from notifications.messages import esc
+from notifications.models import TelegramChat
 
 logger = logging.getLogger(__name__)
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -26,20 +29,20 @@ async def run_db(context: ContextTypes.DEFAULT_TYPE, func, *args):
     return await context.application.bot_data["db"](func, *args)
 
 
-def chat_ref(update: Update) -> services.ChatRef:
+def chat_ref(update: Update) -> ChatRef:
     chat = update.effective_chat
-    return services.ChatRef(chat.id, chat.title or chat.full_name or "", chat.username or "", chat.type == ChatType.PRIVATE)
+    return ChatRef(chat.id, chat.title or chat.full_name or "", chat.username or "", chat.type == ChatType.PRIVATE)
 
 
 def command_name(message) -> str | None:
-    """"/Subscribe@lago_bot 12" → "subscribe"; None when the message is not a command."""
+    """ "/Subscribe@lago_bot 12" → "subscribe"; None when the message is not a command."""
     text = (message.text or "") if message else ""
     if not text.startswith("/"):
         return None
     return text.split()[0][1:].partition("@")[0].lower() or None
 
 
-async def send(bot, chat_id, reply: services.Reply):
+async def send(bot, chat_id, reply: Reply):
     await bot.send_message(chat_id, reply.text, parse_mode=ParseMode.HTML, reply_markup=reply.keyboard, link_preview_options=NO_PREVIEW)
 
 
@@ -64,7 +67,7 @@ async def gate(update: Update, context: ContextTypes.DEFAULT_TYPE):
     query = update.callback_query
     checked = "approve" if query and (query.data or "").startswith("approve:") else command
     try:
-        denied = await run_db(context, services.access, chat_ref(update), checked)
+        denied = await run_db(context, access.access, chat_ref(update), checked)
     except Exception as exc:  # noqa: BLE001 - logged with the update; the chat is told
         # Fail closed: PTB would go on to the next handler group, i.e. past this gate.
         await report_error(update, context, exc)
@@ -86,7 +89,7 @@ def _plain(html_text):
 
 
 async def start(update: Update, context: ContextTypes.DEFAULT_TYPE):
-    reply = await run_db(context, services.start, chat_ref(update), context.args)
+    reply = await run_db(context, access.start, chat_ref(update), context.args)
     await update.effective_message.reply_html(reply.text, reply_markup=reply.keyboard)
     for chat_id, other in reply.others:
         try:
@@ -108,7 +111,7 @@ def command(service):
 
 async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE):
     name = command_name(update.message) or "?"
-    await update.message.reply_html(f"Unknown command /{services.esc(name[:40])}. Try /help.")
+    await update.message.reply_html(f"Unknown command /{esc(name[:40])}. Try /help.")
 
 
 async def not_a_command(update: Update, context: ContextTypes.DEFAULT_TYPE):
@@ -139,8 +142,6 @@ async def membership(update: Update, context: ContextTypes.DEFAULT_TYPE):
 
 
 def _block(chat_id, reason):
-    from notifications.models import TelegramChat
-
     chat = TelegramChat.objects.filter(chat_id=chat_id).first()
     if chat is not None and chat.status != TelegramChat.Status.BLOCKED:
         chat.block(reason)
@@ -152,8 +153,6 @@ async def migration(update: Update, context: ContextTypes.DEFAULT_TYPE):
         old, new = message.chat.id, message.migrate_to_chat_id
     else:
         old, new = message.migrate_from_chat_id, message.chat.id
-    from notifications.models import TelegramChat
-
     await run_db(context, TelegramChat.objects.migrate, old, new)
 
 

@@ -5,15 +5,29 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from notifications.bot import services
+from notifications.bot import access, services
 from notifications.models import MUTED_FOREVER, Notification, Subscription, TelegramChat
 from notifications.tests.conftest import ADMIN, ALLOWED
-from scraping.models import Heartbeat
 from tests.factories import make_chat, make_keyword, make_notification, make_subscription
+from tracker.models import Heartbeat
 
 STRANGER = 900
-COMMANDS = ["/help", "/keywords", "/subscribe 1", "/unsubscribe 1", "/mute", "/mute 2h", "/unmute", "/status", "/stop",
-            "/stats", "/health", "/add bike", "/nonsense", "hello"]
+COMMANDS = [
+    "/help",
+    "/keywords",
+    "/subscribe 1",
+    "/unsubscribe 1",
+    "/mute",
+    "/mute 2h",
+    "/unmute",
+    "/status",
+    "/stop",
+    "/stats",
+    "/health",
+    "/add bike",
+    "/nonsense",
+    "hello",
+]
 
 
 def chat(chat_id):
@@ -111,16 +125,19 @@ def test_stranger_gets_only_the_registration_reply(bot, text):
     keyword = make_keyword(pk=1)
     other = make_chat(chat_id=ALLOWED)
     make_subscription(other, keyword)
-    assert bot.send(STRANGER, text) == [services.UNKNOWN_TEXT]
+    assert bot.send(STRANGER, text) == [access.UNKNOWN_TEXT]
     assert not TelegramChat.objects.filter(chat_id=STRANGER).exists()
     assert Subscription.objects.count() == 1 and chat(ALLOWED).muted_until is None
 
 
-@pytest.mark.parametrize("status,expected", [
-    (TelegramChat.Status.PENDING, services.PENDING_TEXT),
-    (TelegramChat.Status.BLOCKED, "This chat is blocked"),
-    (TelegramChat.Status.STOPPED, services.STOPPED_TEXT),
-])
+@pytest.mark.parametrize(
+    "status,expected",
+    [
+        (TelegramChat.Status.PENDING, access.PENDING_TEXT),
+        (TelegramChat.Status.BLOCKED, "This chat is blocked"),
+        (TelegramChat.Status.STOPPED, access.STOPPED_TEXT),
+    ],
+)
 @pytest.mark.parametrize("text", ["/keywords", "/subscribe 1", "/mute", "/status", "/stats", "/nonsense", "hi"])
 def test_inactive_chat_gets_only_the_registration_reply(bot, status, expected, text):
     make_keyword(pk=1)
@@ -182,14 +199,17 @@ def test_subscribe_and_unsubscribe(bot, member):
     assert "do not follow" in bot.reply(ALLOWED, f"/unsubscribe {keyword.pk}")
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("/subscribe", "Which keyword?"),
-    ("/subscribe abc", "is not a keyword id"),
-    ("/subscribe 999", "no active keyword #999"),
-    ("/unsubscribe", "Which keyword?"),
-    ("/unsubscribe x1", "is not a keyword id"),
-    ("/unsubscribe 999", "no active keyword #999"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("/subscribe", "Which keyword?"),
+        ("/subscribe abc", "is not a keyword id"),
+        ("/subscribe 999", "no active keyword #999"),
+        ("/unsubscribe", "Which keyword?"),
+        ("/unsubscribe x1", "is not a keyword id"),
+        ("/unsubscribe 999", "no active keyword #999"),
+    ],
+)
 def test_subscribe_bad_input(bot, member, text, expected):
     assert expected in bot.reply(ALLOWED, text)
     assert not Subscription.objects.exists()
@@ -259,7 +279,7 @@ def test_stop_then_start_resumes(bot, member):
     assert "Send /start to resume" in bot.reply(ALLOWED, "/stop")
     assert chat(ALLOWED).status == TelegramChat.Status.STOPPED
     assert member.notifications.get().status == Notification.Status.CANCELLED
-    assert bot.send(ALLOWED, "/keywords") == [services.STOPPED_TEXT]
+    assert bot.send(ALLOWED, "/keywords") == [access.STOPPED_TEXT]
     assert "Welcome back" in bot.reply(ALLOWED, "/start")
     assert chat(ALLOWED).status == TelegramChat.Status.ACTIVE
 
@@ -386,7 +406,7 @@ def test_gate_fails_closed(bot, member, monkeypatch, caplog):
     def broken(ref, command):
         raise RuntimeError("gate broke")
 
-    monkeypatch.setattr(services, "access", broken)
+    monkeypatch.setattr(access, "access", broken)
     [reply] = bot.send(ALLOWED, "/mute")
     assert "Something went wrong" in reply
     assert chat(ALLOWED).muted_until is None

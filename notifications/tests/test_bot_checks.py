@@ -1,4 +1,4 @@
-from tracker.checks import check_bot_poll_timeout
+from operations.checks import check_bot_poll_timeout
 
 
 def test_poll_timeout_must_fit_the_bot_heartbeat_threshold(settings):

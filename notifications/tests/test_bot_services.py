@@ -2,31 +2,34 @@
 
 import pytest
 
-from notifications.bot import services
-from notifications.bot.services import ChatRef
+from notifications.bot import access
+from notifications.bot.replies import ChatRef
 from notifications.models import TelegramChat
 from tests.factories import make_chat, make_keyword, make_subscription
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("status,command,allowed", [
-    (TelegramChat.Status.ACTIVE, "status", True),
-    (TelegramChat.Status.ACTIVE, "stats", False),
-    (TelegramChat.Status.ACTIVE, "approve", False),
-    (TelegramChat.Status.PENDING, "status", False),
-    (TelegramChat.Status.BLOCKED, None, False),
-    (TelegramChat.Status.STOPPED, "help", False),
-])
+@pytest.mark.parametrize(
+    "status,command,allowed",
+    [
+        (TelegramChat.Status.ACTIVE, "status", True),
+        (TelegramChat.Status.ACTIVE, "stats", False),
+        (TelegramChat.Status.ACTIVE, "approve", False),
+        (TelegramChat.Status.PENDING, "status", False),
+        (TelegramChat.Status.BLOCKED, None, False),
+        (TelegramChat.Status.STOPPED, "help", False),
+    ],
+)
 def test_access(status, command, allowed):
     make_chat(chat_id=42, status=status)
-    assert (services.access(ChatRef(42), command) is None) is allowed
+    assert (access.access(ChatRef(42), command) is None) is allowed
 
 
 def test_access_for_unknown_chat_and_admin():
-    assert services.access(ChatRef(43), "help").text == services.UNKNOWN_TEXT
+    assert access.access(ChatRef(43), "help").text == access.UNKNOWN_TEXT
     make_chat(chat_id=44, is_admin=True)
-    assert services.access(ChatRef(44), "stats") is None
+    assert access.access(ChatRef(44), "stats") is None
 
 
 def test_register_admin_from_settings(settings):
@@ -39,7 +42,7 @@ def test_pending_registration_tells_every_active_admin_but_not_others():
     make_chat(chat_id=1, is_admin=True)
     make_chat(chat_id=2, is_admin=True, status=TelegramChat.Status.BLOCKED)
     make_chat(chat_id=3)
-    reply = services.start(ChatRef(46, "<Eve>"))
+    reply = access.start(ChatRef(46, "<Eve>"))
     assert [chat_id for chat_id, _ in reply.others] == [1]
     assert "&lt;Eve&gt;" in reply.others[0][1].text
 

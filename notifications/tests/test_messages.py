@@ -4,7 +4,8 @@ from decimal import Decimal
 
 import pytest
 
-from notifications.messages import CAPTION_LIMIT, TEXT_LIMIT, format_price, render, render_digest
+from lib.money import format_price
+from notifications.messages import CAPTION_LIMIT, TEXT_LIMIT, render, render_digest
 from notifications.models import Notification
 from tests.factories import make_ad, make_keyword, make_notification
 from tracker.models import PriceChange
@@ -13,12 +14,13 @@ pytestmark = pytest.mark.django_db
 
 
 def test_new_ad_message_has_title_price_location_time_keyword_link_escaped():
-    ad = make_ad(title="Röhre <EL34> & Co", price=Decimal("1250.50"), location="Wien", postcode="1010",
-                 url="https://www.willhaben.at/iad/x?a=1&b=2")
+    ad = make_ad(
+        title="Röhre <EL34> & Co", price=Decimal("1250.50"), location="Wien", postcode="1010", url="https://www.willhaben.at/iad/x?a=1&b=2"
+    )
     n = make_notification(ad=ad, keyword=make_keyword(name="Röhren"))
     r = render(n)
     assert "<b>Röhre &lt;EL34&gt; &amp; Co</b>" in r.html
-    assert "1.250,50 €" in r.html
+    assert "€ 1.250,50" in r.html
     assert "1010 Wien" in r.html
     assert "🔎 Röhren" in r.html
     assert 'href="https://www.willhaben.at/iad/x?a=1&amp;b=2"' in r.html
@@ -32,8 +34,8 @@ def test_price_drop_shows_was_now_percent_and_lowest_seen():
     PriceChange.objects.create(ad=ad, old_price=Decimal("90"), new_price=Decimal("120"))
     n = make_notification(ad=ad, kind=Notification.Kind.PRICE_DROP, price=Decimal("95"), old_price=Decimal("120"))
     r = render(n)
-    assert "was 120 € → now 95 € (−21%)" in r.html
-    assert "Lowest seen: 90 €" in r.html
+    assert "was € 120 → now € 95 (−21%)" in r.html
+    assert "Lowest seen: € 90" in r.html
 
 
 def test_long_title_is_shortened_to_fit_a_caption():

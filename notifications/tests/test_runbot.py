@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from notifications.models import TelegramChat
-from scraping.models import Heartbeat
 from tests.processes import PYTHON, child_env, wait_for
+from tracker.models import Heartbeat
 
 
 def test_runbot_without_a_token_fails(settings):
@@ -30,8 +30,9 @@ def test_runbot_polls_answers_beats_and_stops_cleanly_on_sigterm(telegram):
         TELEGRAM_ALLOWED_CHAT_IDS="600,601",
         LOG_LEVEL="DEBUG",
     )
-    proc = subprocess.Popen([PYTHON, "manage.py", "runbot"], env=env, cwd=settings.BASE_DIR,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [PYTHON, "manage.py", "runbot"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         wait_for(lambda: Heartbeat.objects.filter(name="bot").exists(), 60, "the bot heartbeat", proc=proc)
         assert telegram.webhook_deletes >= 1 and "keywords" in telegram.commands["default"]

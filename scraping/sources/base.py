@@ -37,38 +37,6 @@ class Page:
     extra: dict = field(default_factory=dict)
 
 
-class SourceError(Exception):
-    """A source cannot turn a query into pages. `slug` goes on the run's `error`."""
-
-    slug = "source_error"
-
-    def __init__(self, message, *, detail=""):
-        super().__init__(message)
-        self.detail = detail
-
-
-class BadQuery(SourceError):
-    slug = "bad_query"
-
-
-class ParseError(SourceError):
-    """The response is not in the format we know; `detail` keeps its first 500 bytes."""
-
-    slug = "parse_error"
-
-    def __init__(self, message, *, body=b""):
-        super().__init__(message, detail=body_excerpt(body))
-
-
-def body_excerpt(body, limit=500):
-    """The first `limit` bytes of a response as text fit for a database column.
-
-    PostgreSQL text cannot hold NUL, and garbage responses often do.
-    """
-    text = body[:limit].decode("utf-8", "replace") if isinstance(body, bytes) else str(body)[:limit]
-    return text.replace("\x00", "\\x00")
-
-
 class Source:
     """A marketplace handler. Subclasses implement `fetch_pages`."""
 
@@ -77,8 +45,8 @@ class Source:
     def fetch_pages(self, query, *, cursor=None, max_pages, price_min=None, price_max=None):
         """Yield `Page`s newest first, stopping at the cursor, the last page or `max_pages`.
 
-        `cursor` is a (published_at, external id) tuple or None. Raises
-        `scraping.http.FetchError` or `SourceError`.
+        `cursor` is a (published_at, external id) tuple or None. Raises `SourceError`
+        (scraping.errors) for anything the marketplace does wrong.
         """
         raise NotImplementedError
 

@@ -16,7 +16,8 @@ from urllib.parse import parse_qs, parse_qsl, urlsplit
 from django.conf import settings
 
 from scraping import http
-from scraping.sources.base import BadQuery, Page, ParsedAd, ParseError, Source
+from scraping.errors import BadQuery, FetchError, ParseError
+from scraping.sources.base import Page, ParsedAd, Source
 
 API_PREFIX = "/webapi/iad/search/atz/seo/"
 MARKETPLACE_PATH = "kaufen-und-verkaufen/marktplatz"
@@ -106,7 +107,7 @@ def parse_body(content):
         match = NEXT_DATA_RE.search(content)
         if match is None:
             # An HTML page without our data is a bot challenge, not a format change.
-            raise http.FetchError("challenge", "HTML page instead of JSON (bot challenge?)", banned=True, body=content)
+            raise FetchError("challenge", "HTML page instead of JSON (bot challenge?)", banned=True, body=content)
         stripped = match.group(1)
     try:
         data = json.loads(stripped)

@@ -28,8 +28,14 @@ def test_two_processes_claim_200_keywords_exactly_once():
     keyword_ids = {make_keyword().pk for _ in range(200)}
     start_at = time.time() + 3  # both children are imported and connected by then
     procs = [
-        subprocess.Popen([PYTHON, "-c", CLAIMER.format(start_at=start_at)], env=child_env(), cwd=settings.BASE_DIR,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [PYTHON, "-c", CLAIMER.format(start_at=start_at)],
+            env=child_env(),
+            cwd=settings.BASE_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(2)
     ]
     claimed = []

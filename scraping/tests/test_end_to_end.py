@@ -19,8 +19,6 @@ from tests.processes import PYTHON, child_env, wait_for
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 
 
-
-
 def test_a_new_ad_reaches_the_subscribed_chat(willhaben_server, telegram):
     willhaben_server.set_ads(make_raw_ads(3, newest=timezone.now()))
     sub = make_subscription()
@@ -36,8 +34,9 @@ def test_a_new_ad_reaches_the_subscribed_chat(willhaben_server, telegram):
         TELEGRAM_BOT_TOKEN=telegram.token,
         TELEGRAM_API_BASE_URL=telegram.base_url,
     )
-    cluster = subprocess.Popen([PYTHON, "manage.py", "qcluster"], env=env, cwd=settings.BASE_DIR,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    cluster = subprocess.Popen(
+        [PYTHON, "manage.py", "qcluster"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         # The cluster's scheduler fires the first tick (it looks every 30 s): claim + scrape task.
         wait_for(lambda: ScrapeRun.objects.filter(status="done").exists(), 90, "the scheduled tick's scrape")

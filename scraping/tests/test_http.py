@@ -5,6 +5,7 @@ import time
 import pytest
 
 from scraping import http
+from scraping.errors import FetchError
 from tests.fakes.willhaben import SEARCH_PREFIX
 from tests.fakes.willhaben_factory import make_raw_ads
 
@@ -37,7 +38,7 @@ def test_5xx_is_retried_then_succeeds(willhaben_server, search_url):
 def test_5xx_gives_up_after_bounded_retries(willhaben_server, search_url, settings):
     settings.HTTP_RETRIES = 2
     willhaben_server.fail_next(status=502, times=10)
-    with pytest.raises(http.FetchError) as info:
+    with pytest.raises(FetchError) as info:
         http.fetch(search_url, headers=HEADERS)
     assert info.value.slug == "http_5xx" and not info.value.banned
     assert len(willhaben_server.requests) == 3
@@ -53,7 +54,7 @@ def test_429_waits_for_retry_after(willhaben_server, search_url):
 def test_429_with_a_too_long_retry_after_is_a_ban(willhaben_server, search_url, settings):
     settings.HTTP_RETRY_AFTER_MAX_S = 5
     willhaben_server.fail_next(status=429, times=1, retry_after=3600)
-    with pytest.raises(http.FetchError) as info:
+    with pytest.raises(FetchError) as info:
         http.fetch(search_url, headers=HEADERS)
     assert info.value.banned and info.value.slug == "http_429"
     assert len(willhaben_server.requests) == 1
@@ -61,14 +62,14 @@ def test_429_with_a_too_long_retry_after_is_a_ban(willhaben_server, search_url, 
 
 def test_403_is_a_ban_without_retry(willhaben_server, search_url):
     willhaben_server.fail_next(status=403, times=5)
-    with pytest.raises(http.FetchError) as info:
+    with pytest.raises(FetchError) as info:
         http.fetch(search_url, headers=HEADERS)
     assert info.value.banned and info.value.status == 403
     assert len(willhaben_server.requests) == 1
 
 
 def test_missing_client_header_is_a_permanent_400(willhaben_server, search_url):
-    with pytest.raises(http.FetchError) as info:
+    with pytest.raises(FetchError) as info:
         http.fetch(search_url)
     assert info.value.slug == "http_400" and not info.value.transient
     assert len(willhaben_server.requests) == 1
@@ -78,7 +79,7 @@ def test_timeout_is_retried_then_reported(willhaben_server, search_url, settings
     settings.HTTP_TIMEOUT = 0.2
     settings.HTTP_RETRIES = 1
     willhaben_server.latency_s = 0.5
-    with pytest.raises(http.FetchError) as info:
+    with pytest.raises(FetchError) as info:
         http.fetch(search_url, headers=HEADERS)
     assert info.value.slug == "timeout" and info.value.transient
     assert len(willhaben_server.requests) == 2

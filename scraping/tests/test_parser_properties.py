@@ -12,7 +12,8 @@ import json
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from scraping.sources.base import Page, ParseError
+from scraping.errors import ParseError
+from scraping.sources.base import Page
 from scraping.sources.willhaben import build_page, next_link_pin, parse_body
 from tests.fakes.willhaben_factory import make_raw_ads, search_result
 

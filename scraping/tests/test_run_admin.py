@@ -17,9 +17,14 @@ pytestmark = pytest.mark.django_db
 def run():
     started = timezone.now() - dt.timedelta(seconds=90)
     return ScrapeRun.objects.create(
-        keyword=make_keyword(query="lego"), source="willhaben", status="failed", error="parse_error",
-        started_at=started, finished_at=started + dt.timedelta(seconds=12.5),
-        detail='{"page": 2, "reason": "<unexpected>"}', counters={"http_429": 1},
+        keyword=make_keyword(query="lego"),
+        source="willhaben",
+        status="failed",
+        error="parse_error",
+        started_at=started,
+        finished_at=started + dt.timedelta(seconds=12.5),
+        detail='{"page": 2, "reason": "<unexpected>"}',
+        counters={"http_429": 1},
     )
 
 

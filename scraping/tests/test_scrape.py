@@ -36,7 +36,7 @@ def _seen_keyword(keyword, server):
 
 def test_two_pages_of_thirty_by_default(server, keyword):
     outcome = scrape_keyword(keyword)
-    assert outcome.status == "done" and outcome.pages == 2 and outcome.ads_seen == 60
+    assert outcome.status == "done" and outcome.counts.pages == 2 and outcome.counts.ads_seen == 60
     assert Ad.objects.count() == 60 and KeywordAd.objects.filter(keyword=keyword).count() == 60
     assert [r.param("page") for r in server.search_requests()] == ["1", "2"]
     assert {r.param("rows") for r in server.search_requests()} == {"30"}
@@ -44,7 +44,7 @@ def test_two_pages_of_thirty_by_default(server, keyword):
 
 def test_max_pages_three_gives_ninety(server, keyword, settings):
     settings.SCRAPE_MAX_PAGES = 3
-    assert scrape_keyword(keyword).ads_seen == 90
+    assert scrape_keyword(keyword).counts.ads_seen == 90
     assert Ad.objects.count() == 90
 
 
@@ -69,7 +69,7 @@ def test_no_page_two_when_page_one_reaches_the_cursor(server, keyword):
     server.set_ads(make_raw_ads(5, newest=keyword.cursor_published_at + timedelta(minutes=10)) + server.ads)
     outcome = scrape_keyword(keyword)
     assert [r.param("page") for r in server.search_requests()] == ["1"]
-    assert outcome.ads_new == 5 and "coverage_gap" not in outcome.counters
+    assert outcome.counts.ads_new == 5 and "coverage_gap" not in outcome.counts.extra
 
 
 def test_old_pinned_ads_do_not_stop_paging(server, keyword):
@@ -78,13 +78,13 @@ def test_old_pinned_ads_do_not_stop_paging(server, keyword):
     server.set_ads(fresh + server.ads)
     server.top_ads = [make_raw_ad(published=keyword.cursor_published_at - timedelta(days=3), bumped=True)]
     outcome = scrape_keyword(keyword)
-    assert outcome.pages == 2 and outcome.ads_new == 46
+    assert outcome.counts.pages == 2 and outcome.counts.ads_new == 46
 
 
 def test_first_run_records_backlog_without_notifying(server, keyword):
     make_subscription(keyword=keyword)
     outcome = scrape_keyword(keyword)
-    assert outcome.ads_new == 60 and Notification.objects.count() == 0
+    assert outcome.counts.ads_new == 60 and Notification.objects.count() == 0
 
 
 def test_first_run_notifies_when_configured(server, keyword, settings):
@@ -99,12 +99,12 @@ def test_after_an_empty_first_run_the_first_ads_are_news(willhaben_server, keywo
     sub = make_subscription(keyword=keyword)
     willhaben_server.set_ads([])
     empty = ScrapeRun.objects.create(keyword=keyword, source="willhaben")
-    assert scrape_keyword(keyword, empty).ads_seen == 0
+    assert scrape_keyword(keyword, empty).counts.ads_seen == 0
     keyword.refresh_from_db()
     assert keyword.cursor_published_at is None
 
     willhaben_server.set_ads(make_raw_ads(1))
-    assert scrape_keyword(keyword).ads_new == 1
+    assert scrape_keyword(keyword).counts.ads_new == 1
     assert Notification.objects.filter(chat=sub.chat, kind="new").count() == 1
 
 
@@ -116,7 +116,7 @@ def test_new_ads_notify_once_and_a_second_cycle_renotifies_nothing(server, keywo
     assert Notification.objects.filter(chat=sub.chat, kind="new").count() == 3
     keyword.refresh_from_db()
     again = scrape_keyword(keyword)
-    assert again.status == "done" and again.ads_new == 0
+    assert again.status == "done" and again.counts.ads_new == 0
     assert Notification.objects.count() == 3
 
 
@@ -126,7 +126,7 @@ def test_price_drop_writes_price_change_and_one_notification(server, keyword):
     ad = server.ads[4]
     set_price(ad, "80")
     outcome = scrape_keyword(keyword)
-    assert outcome.price_drops == 1
+    assert outcome.counts.price_drops == 1
     change = PriceChange.objects.get()
     assert (change.old_price, change.new_price) == (Decimal("100.00"), Decimal("80.00"))
     note = Notification.objects.get()
@@ -140,19 +140,19 @@ def test_coverage_gap_when_cap_is_hit_before_the_cursor(server, keyword):
     keyword = _seen_keyword(keyword, server)
     server.set_ads(make_raw_ads(70, newest=keyword.cursor_published_at + timedelta(hours=3)) + server.ads)
     outcome = scrape_keyword(keyword)
-    assert outcome.pages == 2 and outcome.counters["coverage_gap"] == 1
+    assert outcome.counts.pages == 2 and outcome.counts.extra["coverage_gap"] == 1
 
 
 def test_last_short_page_stops_paging(willhaben_server, keyword):
     willhaben_server.set_ads(make_raw_ads(20))
     outcome = scrape_keyword(keyword)
-    assert outcome.pages == 1 and outcome.ads_seen == 20 and "coverage_gap" not in outcome.counters
+    assert outcome.counts.pages == 1 and outcome.counts.ads_seen == 20 and "coverage_gap" not in outcome.counts.extra
 
 
 def test_exact_multiple_of_rows_stops_at_rows_found(willhaben_server, keyword, settings):
     settings.SCRAPE_MAX_PAGES = 5
     willhaben_server.set_ads(make_raw_ads(60))
-    assert scrape_keyword(keyword).pages == 2
+    assert scrape_keyword(keyword).counts.pages == 2
     assert len(willhaben_server.search_requests()) == 2
 
 
@@ -201,7 +201,7 @@ def test_failure_on_page_two_keeps_page_one_but_not_the_cursor(server, keyword, 
     server.set_ads(make_raw_ads(40, newest=cursor[0] + timedelta(hours=1)) + server.ads)
     server.fail_page(2, status=503)
     outcome = scrape_keyword(keyword)
-    assert (outcome.status, outcome.error, outcome.pages) == ("failed", "http_5xx", 1)
+    assert (outcome.status, outcome.error, outcome.counts.pages) == ("failed", "http_5xx", 1)
     assert Notification.objects.count() == 30
     keyword.refresh_from_db()
     assert (keyword.cursor_published_at, keyword.cursor_ad_id) == cursor
@@ -218,7 +218,7 @@ def test_unknown_source_fails_cleanly(keyword):
 
 def test_dry_run_writes_nothing(server, keyword):
     outcome = scrape_keyword(keyword, dry_run=True)
-    assert outcome.ads_seen == 60 and Ad.objects.count() == 0
+    assert outcome.counts.ads_seen == 60 and Ad.objects.count() == 0
     keyword.refresh_from_db()
     assert keyword.cursor_published_at is None
 

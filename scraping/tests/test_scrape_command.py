@@ -1,9 +1,11 @@
 """manage.py scrape against the fake willhaben server."""
 
+from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from scraping.models import ScrapeRun
 from tests.factories import make_keyword
@@ -54,3 +56,22 @@ def test_failure_exits_non_zero(willhaben_server):
 def test_unknown_keyword_id():
     with pytest.raises(CommandError, match="no keyword"):
         run("999999")
+
+
+def test_a_keyword_already_running_is_skipped_like_run_now(willhaben_server):
+    keyword = make_keyword()
+    ScrapeRun.objects.create(keyword=keyword, source=keyword.source)
+    with pytest.raises(CommandError, match="not started: already_running"):
+        run(str(keyword.pk))
+    skip = ScrapeRun.objects.get(status=ScrapeRun.Status.SKIPPED)
+    assert skip.error == "already_running" and skip.keyword == keyword
+    assert willhaben_server.search_requests() == []
+
+
+def test_a_run_by_hand_moves_the_next_window_like_run_now(willhaben_server):
+    willhaben_server.set_ads(make_raw_ads(3))
+    keyword = make_keyword(interval_minutes=30)
+    before = timezone.now()
+    run(str(keyword.pk))
+    keyword.refresh_from_db()
+    assert keyword.next_run_at >= before + timedelta(minutes=30)

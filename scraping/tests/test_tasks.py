@@ -92,7 +92,7 @@ def test_a_request_that_hangs_is_cut_at_the_end_of_the_time_budget(willhaben_ser
 
 
 def test_the_time_budget_must_fit_in_the_task_timeout(settings):
-    from tracker.checks import check_scrape_time_budget
+    from operations.checks import check_scrape_time_budget
 
     assert check_scrape_time_budget() == []
     settings.SCRAPE_TIME_BUDGET_S = settings.Q_CLUSTER["timeout"]

@@ -8,9 +8,10 @@ from django.utils import timezone
 from django_q.models import OrmQ
 
 from notifications.models import Notification
-from scraping.models import Heartbeat, ScrapeRun
+from scraping.models import ScrapeRun
 from scraping.tick import tick
 from tests.factories import make_keyword, make_notification
+from tracker.models import Heartbeat
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,8 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from scraping.http import FetchError
+from scraping.errors import BadQuery, FetchError, ParseError
 from scraping.sources import UnknownSource, get_handler
-from scraping.sources.base import BadQuery, ParseError
 from scraping.sources.willhaben import WillhabenSource, build_page, build_request, next_link_pin, parse_body, reaches_cursor
 from tests.fakes.willhaben_factory import make_raw_ad, make_raw_ads, search_result
 from tests.paths import willhaben_fixture

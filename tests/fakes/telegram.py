@@ -95,8 +95,9 @@ class FakeTelegram:
         `per_chat` per second to one private chat, `group_per_minute` to one group."""
         self.limits = (overall, per_chat, group_per_minute)
 
-    def fail(self, status=500, description="Internal Server Error", *,
-             methods=SEND_METHODS, chat_id=None, times=1, parameters=None, hang=None):
+    def fail(
+        self, status=500, description="Internal Server Error", *, methods=SEND_METHODS, chat_id=None, times=1, parameters=None, hang=None
+    ):
         """Answer matching calls with an error (times=None: forever). `hang` seconds: no answer, nothing delivered."""
         with self.lock:
             self.rules.append(_Rule(set(methods) if methods else None, chat_id, times, status, description, parameters, hang))
@@ -114,8 +115,13 @@ class FakeTelegram:
         self.fail(400, "Bad Request: wrong type of the web page content", methods={"sendPhoto"}, times=times)
 
     def migrate(self, chat_id, new_chat_id):
-        self.fail(400, "Bad Request: group chat was upgraded to a supergroup chat", chat_id=chat_id, times=None,
-                  parameters={"migrate_to_chat_id": new_chat_id})
+        self.fail(
+            400,
+            "Bad Request: group chat was upgraded to a supergroup chat",
+            chat_id=chat_id,
+            times=None,
+            parameters={"migrate_to_chat_id": new_chat_id},
+        )
 
     # --- views for tests -------------------------------------------------
 
@@ -162,10 +168,17 @@ class FakeTelegram:
 
     def push_my_chat_member(self, chat_id, new_status="kicked", old_status="member"):
         """The bot's own membership changed (a private chat blocking the bot: "kicked")."""
+
         def member(status):
             return {"user": BOT_USER, "status": status, **({"until_date": 0} if status == "kicked" else {})}
-        change = {"chat": _chat(chat_id), "from": _user(abs(chat_id)), "date": int(time.time()),
-                  "old_chat_member": member(old_status), "new_chat_member": member(new_status)}
+
+        change = {
+            "chat": _chat(chat_id),
+            "from": _user(abs(chat_id)),
+            "date": int(time.time()),
+            "old_chat_member": member(old_status),
+            "new_chat_member": member(new_status),
+        }
         return self.push_update({"my_chat_member": change})
 
     def push_migration(self, chat_id, new_chat_id):
@@ -189,15 +202,30 @@ class FakeTelegram:
         """answerCallbackQuery, edits, setMyCommands, deleteWebhook; None for other methods."""
         with self.lock:
             if method == "answerCallbackQuery":
-                self.callback_answers.append({"callback_query_id": params.get("callback_query_id"), "text": params.get("text"),
-                                              "show_alert": _json(params.get("show_alert")) is True})
+                self.callback_answers.append(
+                    {
+                        "callback_query_id": params.get("callback_query_id"),
+                        "text": params.get("text"),
+                        "show_alert": _json(params.get("show_alert")) is True,
+                    }
+                )
                 return 200, {"ok": True, "result": True}
             if method in {"editMessageReplyMarkup", "editMessageText"}:
-                edit = {"method": method, "chat_id": chat_id, "message_id": _int(params.get("message_id")),
-                        "text": params.get("text"), "reply_markup": _json(params.get("reply_markup"))}
+                edit = {
+                    "method": method,
+                    "chat_id": chat_id,
+                    "message_id": _int(params.get("message_id")),
+                    "text": params.get("text"),
+                    "reply_markup": _json(params.get("reply_markup")),
+                }
                 self.edits.append(edit)
-                message = {"message_id": edit["message_id"], "date": int(time.time()), "chat": _chat(chat_id), "from": BOT_USER,
-                           "text": edit["text"] or "(edited)"}
+                message = {
+                    "message_id": edit["message_id"],
+                    "date": int(time.time()),
+                    "chat": _chat(chat_id),
+                    "from": BOT_USER,
+                    "text": edit["text"] or "(edited)",
+                }
                 return 200, {"ok": True, "result": message}
             if method == "setMyCommands":
                 scope = _json(params.get("scope")) or {"type": "default"}
@@ -246,12 +274,24 @@ class FakeTelegram:
             wait = self._limit_wait(chat_id, time.monotonic())
             if wait:
                 self.count_429 += 1
-                return 429, {"ok": False, "error_code": 429, "description": f"Too Many Requests: retry after {wait}",
-                             "parameters": {"retry_after": wait}}
+                return 429, {
+                    "ok": False,
+                    "error_code": 429,
+                    "description": f"Too Many Requests: retry after {wait}",
+                    "parameters": {"retry_after": wait},
+                }
             message = {"message_id": next(self.message_ids), "date": int(time.time()), "chat": _chat(chat_id), "from": BOT_USER}
-            record = {"method": method, "chat_id": chat_id, "text": params.get("text"), "caption": params.get("caption"),
-                      "photo": params.get("photo"), "parse_mode": params.get("parse_mode"),
-                      "reply_markup": _json(params.get("reply_markup")), "message_id": message["message_id"], "at": time.monotonic()}
+            record = {
+                "method": method,
+                "chat_id": chat_id,
+                "text": params.get("text"),
+                "caption": params.get("caption"),
+                "photo": params.get("photo"),
+                "parse_mode": params.get("parse_mode"),
+                "reply_markup": _json(params.get("reply_markup")),
+                "message_id": message["message_id"],
+                "at": time.monotonic(),
+            }
             self.messages.append(record)
         if method == "sendPhoto":
             message.update(photo=[{"file_id": "photo1", "file_unique_id": "u1", "width": 800, "height": 600}], caption=record["caption"])
@@ -313,8 +353,12 @@ def _user(user_id):
 
 
 def _message(chat_id, user_id, chat_type, title, username):
-    return {"message_id": 1, "date": int(time.time()), "chat": _chat(chat_id, chat_type, title, username),
-            "from": _user(user_id or abs(chat_id))}
+    return {
+        "message_id": 1,
+        "date": int(time.time()),
+        "chat": _chat(chat_id, chat_type, title, username),
+        "from": _user(user_id or abs(chat_id)),
+    }
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -96,8 +96,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, json.dumps({"error": "something else", "items": []}).encode())
         if fake.mode == "changed_schema":
             # The envelope is still there, the ads inside are not what we know.
-            return self._send(200, json.dumps(search_result([{"id": "1", "attrs": []}], rows_found=1, rows_requested=30, page=1,
-                                                            path="x")).encode())
+            return self._send(
+                200, json.dumps(search_result([{"id": "1", "attrs": []}], rows_found=1, rows_requested=30, page=1, path="x")).encode()
+            )
         self._send(200, json.dumps(fake.search(split.path[len(SEARCH_PREFIX) :], request)).encode())
 
     def _send(self, status, body, headers=None, content_type="application/json"):

@@ -25,12 +25,6 @@ from tests.processes import PYTHON, child_env, descendants, free_port, wait_for
 REPO = Path(settings.BASE_DIR)
 
 
-
-
-
-
-
-
 def _socket_inodes_to(port):
     """Inodes of established TCP sockets whose remote end is 127.0.0.1:`port`."""
     inodes = set()

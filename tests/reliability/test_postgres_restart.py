@@ -112,8 +112,13 @@ def test_postgres_restart_is_survived_without_restarting_anything(own_postgres, 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     web_log = tempfile.NamedTemporaryFile(prefix="lago-gunicorn-", suffix=".log")
-    web = subprocess.Popen([PYTHON, "-m", "gunicorn", "tracker.wsgi", "-b", f"127.0.0.1:{port}", "-w", "1", "--timeout", "30"],
-                           env=env, cwd=settings.BASE_DIR, stdout=web_log, stderr=subprocess.STDOUT)
+    web = subprocess.Popen(
+        [PYTHON, "-m", "gunicorn", "tracker.wsgi", "-b", f"127.0.0.1:{port}", "-w", "1", "--timeout", "30"],
+        env=env,
+        cwd=settings.BASE_DIR,
+        stdout=web_log,
+        stderr=subprocess.STDOUT,
+    )
     cluster = Cluster(workers=1, **{"DATABASE_URL": pg.url, "TELEGRAM_BOT_TOKEN": "", "SECRET_KEY": env["SECRET_KEY"]})
     try:
         cluster.start()
@@ -143,8 +148,13 @@ def test_postgres_restart_is_survived_without_restarting_anything(own_postgres, 
         health_after_s = time.monotonic() - restarted_at
         assert web.poll() is None and web.pid == web_pid, "the web process was restarted"
         assert cluster.proc.poll() is None, "the cluster exited"
-        report(outage_s=round(restarted_at - stopped_at, 1), health_503_within_s=round(outage_health_s, 2),
-               tick_ok_after_restart_s=round(tick_after_s, 1), health_200_after_restart_s=round(health_after_s, 1), manual_steps=0)
+        report(
+            outage_s=round(restarted_at - stopped_at, 1),
+            health_503_within_s=round(outage_health_s, 2),
+            tick_ok_after_restart_s=round(tick_after_s, 1),
+            health_200_after_restart_s=round(health_after_s, 1),
+            manual_steps=0,
+        )
     finally:
         cluster.cleanup()
         web.terminate()

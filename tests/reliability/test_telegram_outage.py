@@ -69,5 +69,12 @@ def test_an_hour_of_telegram_outage_loses_and_repeats_nothing(telegram, report):
     # Backoff respected: the charged row went out after its next attempt time, and only once Telegram was back.
     assert charged.sent_at >= start + BACKOFF[0]
     assert charged.sent_at >= back_at
-    report(outage_minutes=60, lost=0, duplicated=telegram.sent_twice(), send_calls_during_outage=1, pings_during_outage=60,
-           drained_after_ticks=ticks, recovered_after_s=drained_after_s)
+    report(
+        outage_minutes=60,
+        lost=0,
+        duplicated=telegram.sent_twice(),
+        send_calls_during_outage=1,
+        pings_during_outage=60,
+        drained_after_ticks=ticks,
+        recovered_after_s=drained_after_s,
+    )

@@ -71,8 +71,17 @@ def _seed(server):
 
 
 def _tick_processes(env, n=2):
-    procs = [subprocess.Popen([PYTHON, "manage.py", "shell", "-c", TICK_LOOP], env=env, cwd=settings.BASE_DIR,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(n)]
+    procs = [
+        subprocess.Popen(
+            [PYTHON, "manage.py", "shell", "-c", TICK_LOOP],
+            env=env,
+            cwd=settings.BASE_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for _ in range(n)
+    ]
     for proc in procs:
         out = proc.communicate(timeout=240)[0]
         assert proc.returncode == 0, out[-3000:]
@@ -117,6 +126,13 @@ def test_two_clusters_scrape_each_keyword_once_and_notify_once(broker, willhaben
     assert Notification.objects.filter(status="sent").count() == SUBSCRIBED
     assert len(telegram.messages) == SUBSCRIBED
     assert telegram.sent_twice() == 0
-    report(broker=broker["Q_BROKER"], keywords=KEYWORDS, scraped_twice=len(twice), notifications=SUBSCRIBED,
-           duplicated=telegram.sent_twice(), lost=SUBSCRIBED - len(telegram.messages), scraped_in_s=round(scraped_s, 1),
-           total_s=round(elapsed, 1))
+    report(
+        broker=broker["Q_BROKER"],
+        keywords=KEYWORDS,
+        scraped_twice=len(twice),
+        notifications=SUBSCRIBED,
+        duplicated=telegram.sent_twice(),
+        lost=SUBSCRIBED - len(telegram.messages),
+        scraped_in_s=round(scraped_s, 1),
+        total_s=round(elapsed, 1),
+    )

@@ -140,5 +140,13 @@ def test_killed_sender_loses_nothing_and_repeats_only_inside_the_send_call(teleg
     assert duplicated == sorted(set(in_window))
     assert max(per_row.values()) <= 2
     assert telegram.sent_twice() == len(duplicated)
-    report(kills=sum(kills.values()), **kills, messages=len(texts), rows=ROWS + 3, lost=0, duplicated=len(duplicated),
-           duplicates_outside_send_window=0, idle_kill_wedged_cluster=wedged)
+    report(
+        kills=sum(kills.values()),
+        **kills,
+        messages=len(texts),
+        rows=ROWS + 3,
+        lost=0,
+        duplicated=len(duplicated),
+        duplicates_outside_send_window=0,
+        idle_kill_wedged_cluster=wedged,
+    )

@@ -94,9 +94,17 @@ def test_reset_cursor_asks_first_then_resets(admin_client):
 
 
 VALID = {
-    "query": "rtx 3080", "source": "willhaben", "is_active": "on", "interval_minutes": "5", "price_min": "", "price_max": "",
-    "excluded_words": "", "next_run_at_0": "2025-06-01", "next_run_at_1": "12:00:00",
-    "subscriptions-TOTAL_FORMS": "0", "subscriptions-INITIAL_FORMS": "0",
+    "query": "rtx 3080",
+    "source": "willhaben",
+    "is_active": "on",
+    "interval_minutes": "5",
+    "price_min": "",
+    "price_max": "",
+    "excluded_words": "",
+    "next_run_at_0": "2025-06-01",
+    "next_run_at_1": "12:00:00",
+    "subscriptions-TOTAL_FORMS": "0",
+    "subscriptions-INITIAL_FORMS": "0",
 }
 
 

@@ -8,9 +8,7 @@ from tests.factories import make_ad, make_keyword, make_notification, make_subsc
 
 pytestmark = pytest.mark.django_db
 
-REGISTERED = sorted(
-    (model._meta.app_label, model._meta.model_name) for model in admin.site._registry
-)
+REGISTERED = sorted((model._meta.app_label, model._meta.model_name) for model in admin.site._registry)
 
 
 @pytest.fixture
@@ -28,9 +26,15 @@ def test_changelist_renders(admin_client, seeded, app_label, model_name):
 
 # Rows only the machine writes (scrapes, the sender, django-q2): no add page for anyone.
 MACHINE_WRITTEN = {
-    ("tracker", "ad"), ("tracker", "pricechange"), ("tracker", "keywordad"),
-    ("scraping", "scraperun"), ("scraping", "heartbeat"), ("notifications", "notification"),
-    ("django_q", "success"), ("django_q", "failure"), ("django_q", "ormq"),
+    ("tracker", "ad"),
+    ("tracker", "pricechange"),
+    ("tracker", "keywordad"),
+    ("scraping", "scraperun"),
+    ("tracker", "heartbeat"),
+    ("notifications", "notification"),
+    ("django_q", "success"),
+    ("django_q", "failure"),
+    ("django_q", "ormq"),
 }
 
 

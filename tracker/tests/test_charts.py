@@ -5,7 +5,8 @@ from decimal import Decimal
 from types import SimpleNamespace
 from xml.etree import ElementTree
 
-from tracker.charts import HEIGHT, WIDTH, ad_price_points, euro, price_chart_svg
+from lib.money import euro
+from tracker.charts import HEIGHT, WIDTH, ad_price_points, price_chart_svg
 
 T0 = dt.datetime(2025, 1, 31, 23, 30, tzinfo=dt.UTC)  # 1 February in Vienna
 
@@ -23,7 +24,7 @@ def test_several_prices_draw_a_line_with_euro_and_vienna_date_labels():
     root = parse(svg)
     assert root.get("width") == str(WIDTH) and root.get("height") == str(HEIGHT)
     assert '<path d="M' in svg
-    assert "€ 120,00" in svg and "€ 80,00" in svg
+    assert "€ 120" in svg and "€ 80" in svg
     assert "01.02.2025" in svg  # 23:30 UTC is already the next day in Vienna
 
 

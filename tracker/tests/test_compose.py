@@ -76,8 +76,6 @@ def test_bot_runs_runbot_and_checks_its_heartbeat():
     assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("60s", "10s", 3, "180s")
 
 
-
-
 @pytest.fixture
 def service_env(tmp_path):
     """The environment a container gets, pointed at a throwaway SQLite database."""
@@ -132,13 +130,18 @@ def test_worker_command_starts_a_cluster(service_env):
 
 
 def test_bot_command_polls_and_its_healthcheck_passes(service_env, telegram_server):
-    env = {**service_env, "TELEGRAM_BOT_TOKEN": telegram_server.token, "TELEGRAM_API_BASE_URL": telegram_server.base_url,
-           "TELEGRAM_POLL_TIMEOUT_S": "1"}
+    env = {
+        **service_env,
+        "TELEGRAM_BOT_TOKEN": telegram_server.token,
+        "TELEGRAM_API_BASE_URL": telegram_server.base_url,
+        "TELEGRAM_POLL_TIMEOUT_S": "1",
+    }
     check = SERVICES["bot"]["healthcheck"]["test"][1:]
     before = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
     assert before.returncode == 1, before.stdout  # no heartbeat yet
-    proc = subprocess.Popen(SERVICES["bot"]["command"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    proc = subprocess.Popen(
+        SERVICES["bot"]["command"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         read_until(proc, "Application started", timeout=30)
         deadline = time.monotonic() + 20

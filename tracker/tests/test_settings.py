@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.checks import Error
 from django.test import override_settings
 
-from tracker import checks
+from operations import checks
 from tracker.settings import _strict_bool
 
 

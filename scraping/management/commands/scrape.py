@@ -8,12 +8,13 @@ A query that is not a saved keyword is always a dry run: ads need a keyword to b
 """
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import IntegrityError
 
-from scraping.models import ScrapeRun
+from scraping.claims import claim_keyword_now
+from scraping.ingest import passes_filters
 from scraping.scrape import scrape_keyword
-from tracker.ingest import Status
 from tracker.models import Ad, Keyword
+
+NEW, KNOWN, PRICE_DROP, FILTERED = "new", "known", "price_drop", "filtered"
 
 
 class Command(BaseCommand):
@@ -30,16 +31,17 @@ class Command(BaseCommand):
         keyword = self._keyword(target)
         dry_run = dry_run or keyword.pk is None
         run = None if dry_run else self._start_run(keyword)
-        outcome = scrape_keyword(keyword, run, max_pages=pages, dry_run=dry_run, on_page=self._progress(verbosity))
-        rows = _preview(outcome.rows, keyword.source) if dry_run else outcome.rows
+        rows = []
+        outcome = scrape_keyword(keyword, run, max_pages=pages, dry_run=dry_run, on_page=self._collect(keyword, rows, verbosity))
         if verbosity >= 1:
             self._table(rows)
         if not outcome.ok:
             raise CommandError(f"{outcome.status}: {outcome.error}: {outcome.detail[:300]}")
         mode = "dry run, nothing written" if dry_run else f"run {run.pk}"
-        summary = f"{outcome.pages} page(s), {outcome.ads_seen} ads, {outcome.ads_new} new, {outcome.price_drops} price drops ({mode})"
+        c = outcome.counts
+        summary = f"{c.pages} page(s), {c.ads_seen} ads, {c.ads_new} new, {c.price_drops} price drops ({mode})"
         self.stdout.write(self.style.SUCCESS(summary))
-        if outcome.counters.get("coverage_gap"):
+        if c.extra.get("coverage_gap"):
             self.stdout.write(self.style.WARNING("page cap reached before the cursor: raise SCRAPE_MAX_PAGES or shorten the interval"))
 
     def _keyword(self, target):
@@ -51,17 +53,21 @@ class Command(BaseCommand):
         return Keyword(query=target, source="willhaben")
 
     def _start_run(self, keyword):
-        try:
-            return ScrapeRun.objects.create(keyword=keyword, source=keyword.source)
-        except IntegrityError:
-            raise CommandError(f"keyword {keyword.pk} is being scraped right now; try again later") from None
+        """The admin's *Run now* path: the same skip rules, skip row and next window."""
+        run, skip = claim_keyword_now(keyword)
+        if run is None:
+            raise CommandError(f"keyword {keyword.pk} not started: {skip.reason} ({skip.detail}); a skipped run is recorded")
+        return run
 
-    def _progress(self, verbosity):
-        def show(page):
+    def _collect(self, keyword, rows, verbosity):
+        """on_page: progress, and each ad with its status for the table."""
+
+        def collect(page, result):
             if verbosity >= 1:
                 self.stdout.write(f"page {page.number}: {len(page.ads)} ads (of {page.rows_found} found)")
+            rows.extend(_preview(page.ads, keyword.source) if result is None else _statuses(keyword, page.ads, result))
 
-        return show
+        return collect
 
     def _table(self, rows):
         for ad, status in rows:
@@ -69,17 +75,30 @@ class Command(BaseCommand):
             self.stdout.write(f"{status:<10} {ad.external_id:>12} {price:>14}  {ad.title[:70]}")
 
 
-def _preview(rows, source):
+def _statuses(keyword, ads, result):
+    """(ad, status) for a stored page, from its IngestResult."""
+
+    def status(ad):
+        if ad.external_id in result.new:
+            return NEW
+        if ad.external_id in result.dropped:
+            return PRICE_DROP
+        return KNOWN if passes_filters(keyword, ad) else FILTERED
+
+    return [(ad, status(ad)) for ad in ads]
+
+
+def _preview(ads, source):
     """Statuses for a dry run, judged against the stored ads (nothing is written)."""
-    stored = dict(Ad.objects.filter(source=source, external_id__in=[ad.external_id for ad, _ in rows]).values_list("external_id", "price"))
+    stored = dict(Ad.objects.filter(source=source, external_id__in=[ad.external_id for ad in ads]).values_list("external_id", "price"))
     preview = []
-    for ad, _ in rows:
+    for ad in ads:
         old = stored.get(ad.external_id, "missing")
         if old == "missing":
-            status = Status.NEW
+            status = NEW
         elif old is not None and ad.price is not None and ad.price < old:
-            status = Status.PRICE_DROP
+            status = PRICE_DROP
         else:
-            status = Status.KNOWN
+            status = KNOWN
         preview.append((ad, status))
     return preview

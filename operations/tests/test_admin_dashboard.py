@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from tracker.tests.conftest import ago
+from operations.tests.conftest import ago
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def test_dashboard_links_lead_to_filtered_changelists(admin_client, seeded):
 
 
 def test_unhealthy_verdict_names_the_reason(admin_client, db, clock, started_long_ago):
-    from scraping.models import Heartbeat
+    from tracker.models import Heartbeat
 
     Heartbeat.objects.create(name="scheduler", last_seen_at=ago(hours=1))
     html = admin_client.get(reverse("admin:index")).content.decode()

@@ -18,8 +18,8 @@ from django.core.management.base import BaseCommand
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone
 
-from tracker.health import BOT, SCHEDULER, health_report, process_problem
-from tracker.stats import collect_stats
+from operations.health import BOT, SCHEDULER, health_report, process_problem
+from operations.stats import collect_stats
 
 DEFAULT_WEB_URL = "http://127.0.0.1:8000/health"
 
@@ -126,8 +126,16 @@ class Command(BaseCommand):
         if not k["is_active"]:
             alerts.append("inactive")
         seen = f"{run['ads_seen']}/{run['ads_new']}" if run else "-"
-        return (k["id"], k["name"][:28], f"{k['interval_minutes']}m", status[:10], _when(run.get("started_at")), seen,
-                _when(k["next_run_at"]), ", ".join(alerts))
+        return (
+            k["id"],
+            k["name"][:28],
+            f"{k['interval_minutes']}m",
+            status[:10],
+            _when(run.get("started_at")),
+            seen,
+            _when(k["next_run_at"]),
+            ", ".join(alerts),
+        )
 
 
 def web_problem(url):

@@ -170,8 +170,9 @@ def test_a_server_that_hangs_under_a_kept_connection_gives_503_within_3_seconds(
     proxy = FreezableProxy(db.get("HOST") or "127.0.0.1", int(db.get("PORT") or 5432))
     url = database_url().replace(f"@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/", f"@127.0.0.1:{proxy.port}/")
     env = child_env(DATABASE_URL=url, DEBUG="false", ALLOWED_HOSTS="testserver", DB_CONN_MAX_AGE=600)
-    child = subprocess.Popen([sys.executable, "-c", KEPT_CONNECTION], env=env, cwd=settings.BASE_DIR,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KEPT_CONNECTION], env=env, cwd=settings.BASE_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         before = json.loads(child.stdout.readline())
         assert before["code"] == 200 and before["body"]["db_connected"] is True

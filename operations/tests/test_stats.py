@@ -2,8 +2,8 @@
 
 import pytest
 
-from tracker.stats import collect_stats
-from tracker.tests.conftest import ago
+from operations.stats import collect_stats
+from operations.tests.conftest import ago
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Operational endpoints: /health, /stats, /metrics. The logic lives in tracker.health, tracker.stats, tracker.metrics."""
+"""Operational endpoints: /health, /stats, /metrics. The logic lives in operations.health, operations.stats, operations.metrics."""
 
 import hmac
 from functools import wraps
@@ -8,9 +8,9 @@ from django.http import HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from tracker import metrics
-from tracker.health import health_report
-from tracker.stats import collect_stats
+from operations import metrics
+from operations.health import health_report
+from operations.stats import collect_stats
 
 
 def _bearer_token(request):

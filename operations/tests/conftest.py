@@ -8,9 +8,9 @@ import pytest
 import time_machine
 
 from notifications.models import Notification
-from scraping.models import Heartbeat, ScrapeRun
+from scraping.models import ScrapeRun
 from tests.factories import make_ad, make_chat, make_keyword
-from tracker.models import PriceChange
+from tracker.models import Heartbeat, PriceChange
 
 NOW = dt.datetime(2025, 6, 1, 12, 0, tzinfo=dt.UTC)
 
@@ -29,7 +29,7 @@ def clock():
 @pytest.fixture
 def started_long_ago(monkeypatch):
     """This process has been up for a day: the first-tick grace period is over."""
-    from tracker import health
+    from operations import health
 
     monkeypatch.setattr(health, "STARTED_AT", ago(days=1))
 

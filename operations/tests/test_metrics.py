@@ -4,7 +4,7 @@ import pytest
 from django.db import OperationalError, connections
 from prometheus_client.parser import text_string_to_metric_families
 
-from tracker.tests.conftest import ago
+from operations.tests.conftest import ago
 
 pytestmark = pytest.mark.django_db
 

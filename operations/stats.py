@@ -10,7 +10,7 @@ Windows: "24h" figures count rows whose start (`started_at`, `first_seen_at`,
 
 from datetime import timedelta
 
-from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from notifications.models import Notification
@@ -74,7 +74,7 @@ def keyword_rows(now):
 
 def ad_counts(since):
     row = Ad.objects.aggregate(total=Count("id"), new=Count("id", filter=Q(first_seen_at__gte=since)))
-    drops = PriceChange.objects.filter(seen_at__gte=since, new_price__lt=F("old_price")).count()
+    drops = PriceChange.objects.drops().filter(seen_at__gte=since).count()
     return {"ads_indexed": row["total"], "ads_new_24h": row["new"], "price_drops_24h": drops}
 
 

@@ -9,9 +9,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from notifications.models import Notification, TelegramChat
+from scraping.ingest import ingest_page, passes_filters
 from scraping.sources.base import ParsedAd
 from tests.factories import make_chat, make_keyword, make_subscription
-from tracker.ingest import Status, ingest_page, passes_filters
 from tracker.models import Ad, KeywordAd, PriceChange
 
 pytestmark = pytest.mark.django_db
@@ -34,10 +34,10 @@ def parsed(n, *, price="100", start=0, title="Grafikkarte"):
 def test_upserts_every_ad_and_links_new_ones():
     keyword = make_keyword()
     result = ingest_page(keyword, parsed(30), source="willhaben")
-    assert (result.ads_seen, result.ads_new) == (30, 30)
+    assert (result.counts.ads_seen, result.counts.ads_new) == (30, 30)
     assert Ad.objects.count() == 30 and KeywordAd.objects.count() == 30
     again = ingest_page(keyword, parsed(30), source="willhaben")
-    assert (again.ads_new, again.price_changes, again.notifications) == (0, 0, 0)
+    assert (again.counts.ads_new, again.counts.price_changes, again.counts.notifications) == (0, 0, 0)
     assert Ad.objects.count() == 30
 
 
@@ -70,7 +70,7 @@ def test_price_drop_and_rise_history_with_one_drop_notification():
     ads = parsed(2)
     ads = [ParsedAd(**{**ads[0].__dict__, "price": Decimal("90")}), ParsedAd(**{**ads[1].__dict__, "price": Decimal("120")})]
     result = ingest_page(keyword, ads, source="willhaben")
-    assert (result.price_drops, result.price_changes) == (1, 2)
+    assert (result.counts.price_drops, result.counts.price_changes) == (1, 2)
     assert sorted((c.old_price, c.new_price) for c in PriceChange.objects.all()) == [
         (Decimal("100.00"), Decimal("90.00")),
         (Decimal("100.00"), Decimal("120.00")),
@@ -78,7 +78,7 @@ def test_price_drop_and_rise_history_with_one_drop_notification():
     note = Notification.objects.get()
     assert (note.chat_id, note.kind, note.keyword) == (sub.chat_id, "price_drop", keyword)
     assert (note.price, note.old_price) == (Decimal("90"), Decimal("100"))
-    assert result.statuses[ads[0].external_id] == Status.PRICE_DROP
+    assert ads[0].external_id in result.dropped
 
 
 def test_price_to_and_from_on_request_is_history_not_a_drop():
@@ -86,7 +86,7 @@ def test_price_to_and_from_on_request_is_history_not_a_drop():
     make_subscription(keyword=keyword)
     ingest_page(keyword, parsed(1), source="willhaben")
     result = ingest_page(keyword, parsed(1, price=None), source="willhaben")
-    assert (result.price_changes, result.price_drops, result.notifications) == (1, 0, 0)
+    assert (result.counts.price_changes, result.counts.price_drops, result.counts.notifications) == (1, 0, 0)
     assert PriceChange.objects.get().new_price is None
 
 
@@ -103,7 +103,7 @@ def test_filtered_ads_are_stored_but_not_linked_or_notified():
     result = ingest_page(keyword, ads, source="willhaben", notify=True)
     assert Ad.objects.count() == 5
     assert list(KeywordAd.objects.values_list("ad__external_id", flat=True)) == ["5000"]
-    assert result.ads_new == 1 and Notification.objects.count() == 1
+    assert result.counts.ads_new == 1 and Notification.objects.count() == 1
     assert [passes_filters(keyword, a) for a in ads] == [True, False, False, False, False]
 
 
@@ -133,13 +133,13 @@ def test_notify_false_links_without_outbox_rows():
     keyword = make_keyword()
     make_subscription(keyword=keyword)
     result = ingest_page(keyword, parsed(3), source="willhaben", notify=False)
-    assert result.ads_new == 3 and Notification.objects.count() == 0
+    assert result.counts.ads_new == 3 and Notification.objects.count() == 0
 
 
 def test_duplicate_ads_in_one_page_are_stored_once():
     keyword = make_keyword()
     ad = parsed(1)
-    assert ingest_page(keyword, ad + ad, source="willhaben").ads_seen == 1
+    assert ingest_page(keyword, ad + ad, source="willhaben").counts.ads_seen == 1
     assert Ad.objects.count() == 1
 
 
@@ -152,7 +152,7 @@ def test_a_drop_stored_by_another_keyword_still_notifies_this_keywords_chat():
     cheaper = parsed(1, price="80")
     ingest_page(first, cheaper, source="willhaben")
     result = ingest_page(second, cheaper, source="willhaben")
-    assert result.price_drops == 1
+    assert result.counts.price_drops == 1
     drops = Notification.objects.filter(kind="price_drop")
     assert sorted(n.chat_id for n in drops) == sorted([first_sub.chat_id, second_sub.chat_id])
     assert {(n.old_price, n.price) for n in drops} == {(Decimal("100"), Decimal("80"))}

@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from notifications.models import Notification
 from notifications.telegram import sending_paused
-from scraping.models import Heartbeat
+from tracker.models import Heartbeat
 
 logger = logging.getLogger(__name__)
 
@@ -237,7 +237,6 @@ def health_report(now=None, grace=True):
     if problems:
         report["reason"] = problems[0]
     return report
-
 
 
 def process_problem(name, now=None):

@@ -10,9 +10,9 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils import timezone
 
+from operations.health import health_report
+from operations.stats import WINDOW, collect_stats
 from scraping.models import ScrapeRun
-from tracker.health import health_report
-from tracker.stats import WINDOW, collect_stats
 
 PROBLEM_STATUSES = [ScrapeRun.Status.FAILED, ScrapeRun.Status.BANNED, ScrapeRun.Status.SKIPPED]
 

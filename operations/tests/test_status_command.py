@@ -8,9 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.test import override_settings
 
-from scraping.models import Heartbeat
-from tracker import health
-from tracker.tests.conftest import ago
+from operations import health
+from operations.tests.conftest import ago
+from tracker.models import Heartbeat
 
 pytestmark = pytest.mark.django_db
 

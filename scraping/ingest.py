@@ -21,32 +21,19 @@ from django.db.models import Q
 from django.utils import timezone
 
 from notifications.models import Notification, Subscription, TelegramChat
+from scraping.counts import RunCounts
 from tracker.models import Ad, KeywordAd, PriceChange
 
 UPDATE_FIELDS = ["title", "price", "currency", "url", "location", "postcode", "image_url", "published_at", "last_seen_at"]
 
 
-class Status:
-    NEW = "new"
-    KNOWN = "known"
-    PRICE_DROP = "price_drop"
-    FILTERED = "filtered"
-
-
 @dataclass
 class IngestResult:
-    ads_seen: int = 0
-    ads_new: int = 0
-    price_drops: int = 0
-    price_changes: int = 0
-    notifications: int = 0
-    # external id -> Status, for the `scrape` command's table.
-    statuses: dict = field(default_factory=dict)
+    """A page's figures, and which of its ads (external ids) were new or dropped in price."""
 
-    def add(self, other):
-        for name in ("ads_seen", "ads_new", "price_drops", "price_changes", "notifications"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.statuses.update(other.statuses)
+    counts: RunCounts = field(default_factory=RunCounts)
+    new: frozenset = frozenset()
+    dropped: frozenset = frozenset()
 
 
 def passes_filters(keyword, ad):
@@ -73,14 +60,9 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None):
         changes = _record_price_changes(ads, old_prices, ad_ids, now)
         new_ids, dropped = _link(keyword, ads, ad_ids, old_prices, now)
         notes = _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, now) if notify else 0
-    statuses = {}
-    for ad in ads:
-        ad_id = ad_ids[ad.external_id]
-        statuses[ad.external_id] = (
-            Status.NEW if ad_id in new_ids else Status.PRICE_DROP if ad_id in dropped else
-            Status.KNOWN if passes_filters(keyword, ad) else Status.FILTERED
-        )
-    return IngestResult(len(ads), len(new_ids), len(dropped), changes, notes, statuses)
+    by_id = {ad_id: external_id for external_id, ad_id in ad_ids.items()}
+    counts = RunCounts(ads_seen=len(ads), ads_new=len(new_ids), price_drops=len(dropped), price_changes=changes, notifications=notes)
+    return IngestResult(counts, frozenset(by_id[i] for i in new_ids), frozenset(by_id[i] for i in dropped))
 
 
 def _upsert_ads(ads, source, now):

@@ -7,9 +7,9 @@ import pytest
 from django.db import OperationalError, connection, connections
 from django.test import override_settings
 
-from scraping.models import Heartbeat
-from tracker import health
-from tracker.tests.conftest import NOW, ago
+from operations import health
+from operations.tests.conftest import NOW, ago
+from tracker.models import Heartbeat
 
 pytestmark = pytest.mark.django_db
 
@@ -137,7 +137,6 @@ def test_health_needs_no_token_and_reveals_no_secret(client, seeded, settings):
     assert response.status_code == 200
     assert "stats-secret" not in response.content.decode()
     assert TOKEN not in response.content.decode()
-
 
 
 @pytest.mark.postgres

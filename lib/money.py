@@ -1,0 +1,35 @@
+"""The one euro formatter: willhaben's own style, used by messages, admin, chart and commands."""
+
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+
+def euro(value) -> str:
+    """2190 → "€ 2.190", 1234.5 → "€ 1.234,50" (Austrian notation: no cents when whole)."""
+    amount = Decimal(value)
+    if amount == amount.to_integral_value():
+        number = f"{int(amount):,}".replace(",", ".")
+    else:
+        whole, cents = f"{amount.quantize(Decimal('0.01'), ROUND_HALF_UP):,.2f}".split(".")
+        number = f"{whole.replace(',', '.')},{cents}"
+    return f"€ {number}"
+
+
+def parse_euro(text):
+    """A price as a user types it ("500", "1.100", "99,90", "€ 500") → Decimal, or None if unreadable."""
+    cleaned = str(text).replace("€", "").replace(" ", "").strip()
+    if "," in cleaned:
+        cleaned = cleaned.replace(".", "").replace(",", ".")
+    elif cleaned.count(".") == 1 and len(cleaned.split(".")[1]) == 3:
+        cleaned = cleaned.replace(".", "")  # "1.100": a thousands separator, not cents
+    if not cleaned.isascii():
+        return None
+    try:
+        amount = Decimal(cleaned)
+    except InvalidOperation:
+        return None
+    return amount if amount.is_finite() else None
+
+
+def format_price(price) -> str:
+    """euro(), or the words for "no price" (None)."""
+    return "price on request" if price is None else euro(price)

@@ -1,0 +1,230 @@
+"""The notification outbox: one row per message to send, claimed and settled by the sender."""
+
+import logging
+import uuid
+from datetime import timedelta
+from decimal import Decimal
+
+from django.db import connection, connections, models, transaction
+from django.db.models import Exists, F, OuterRef, Q, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from notifications.fan_out_sql import insert_ignoring_conflicts
+from notifications.models.chats import TelegramChat
+from notifications.models.subscriptions import Subscription
+
+logger = logging.getLogger(__name__)
+
+# Stands in for a NULL ("price on request") price in the outbox's unique key:
+# NULLs never collide in a unique index, so without it duplicates slip through.
+NO_PRICE_KEY = Decimal("-1")
+# After failures 1-5 the next attempt waits this long; failure 6 makes the row dead.
+BACKOFF = tuple(timedelta(minutes=m) for m in (1, 2, 4, 8, 16))
+MAX_ATTEMPTS = len(BACKOFF) + 1
+
+
+class NotificationQuerySet(models.QuerySet):
+    def pending(self):
+        return self.filter(status=Notification.Status.PENDING)
+
+    def due(self, now=None):
+        """Pending rows whose next attempt has come."""
+        return self.pending().filter(next_attempt_at__lte=now or timezone.now())
+
+    def sendable(self, now):
+        """Due rows the sender may take now: active, unmuted chats and keywords, attempts left."""
+        keyword_muted = Subscription.objects.filter(chat=OuterRef("chat"), keyword=OuterRef("keyword"), muted_until__gt=now)
+        return (
+            self.due(now)
+            .filter(chat__status=TelegramChat.Status.ACTIVE, attempts__lt=MAX_ATTEMPTS)
+            .exclude(chat__muted_until__gt=now)
+            .exclude(Exists(keyword_muted))
+        )
+
+    def fan_out(self, keyword, events, chat_ids, now):
+        """Queues one pending row per event and chat; returns how many rows were new.
+
+        `events` are (ad id, kind, price, old price). The outbox's unique constraints drop
+        what a chat already has (INSERT … ON CONFLICT DO NOTHING, as bulk_create's
+        ignore_conflicts; the statement is built in notifications/fan_out_sql.py). Written
+        out instead of bulk_create because a scrape page fans out to hundreds of rows, and
+        preparing every field of every row through the ORM cost ten times what the database
+        spends on them (bench/ingest.py): here each value is prepared once, per event, per
+        chat or per page.
+        """
+        db = connections[self.db]
+        fields = {f.name: f for f in Notification._meta.concrete_fields if not f.primary_key}
+        per_event = [fields[name] for name in ("ad", "kind", "price", "old_price")]
+        per_page = [f for f in fields.values() if f not in per_event and f.name != "chat"]
+        given = {"keyword": keyword.pk, "next_attempt_at": now}
+
+        page = tuple(f.get_db_prep_save(given[f.name] if f.name in given else f.get_default(), db) for f in per_page)
+        payloads = [tuple(f.get_db_prep_save(v, db) for f, v in zip(per_event, event, strict=True)) + page for event in events]
+        chats = [(fields["chat"].get_db_prep_save(chat_id, db),) for chat_id in chat_ids]
+        rows = [chat + payload for payload in payloads for chat in chats]
+        columns = [fields["chat"], *per_event, *per_page]
+        return insert_ignoring_conflicts(db, Notification._meta.db_table, columns, rows)
+
+    def claim(self, pk, now, lease_seconds):
+        """Takes one due row for sending, or returns None if another worker has it.
+
+        The claim counts as an attempt and hides the row for the lease: if this process
+        dies before recording the outcome, the row is due again when the lease ends.
+        """
+        token = uuid.uuid4().hex
+        candidate = self.filter(pk=pk, status=Notification.Status.PENDING, next_attempt_at__lte=now)
+        with transaction.atomic():
+            if connection.features.has_select_for_update_skip_locked and not candidate.select_for_update(skip_locked=True).exists():
+                return None
+            claimed = candidate.update(
+                attempts=F("attempts") + 1,
+                next_attempt_at=now + timedelta(seconds=lease_seconds),
+                claimed_at=now,
+                claim_token=token,
+            )
+        if not claimed:
+            return None
+        return self.select_related("chat", "ad", "keyword").get(pk=pk)
+
+    def expire_exhausted(self, now):
+        """Rows whose every attempt was claimed but never answered (the sender died mid-send)."""
+        rows = self.due(now).filter(attempts__gte=MAX_ATTEMPTS)
+        for n in rows.select_related("chat"):
+            n._finish(Notification.Status.DEAD, f"no outcome recorded after {n.attempts} attempts (sender crashed?)")
+            logger.error("notifications: notification %s to chat %s (ad %s) is dead: %s", n.pk, n.chat.chat_id, n.ad_id, n.last_error)
+
+    def cancel_for_inactive_chats(self):
+        gone = [TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED]
+        return self.pending().filter(chat__status__in=gone).update(status=Notification.Status.CANCELLED, last_error="chat not active")
+
+
+class Notification(models.Model):
+    """The outbox. Rows are written in the transaction that stores the ad."""
+
+    class Kind(models.TextChoices):
+        NEW = "new"
+        PRICE_DROP = "price_drop", "price drop"
+        ALERT = "alert", "admin alert"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SENT = "sent"
+        DEAD = "dead"
+        CANCELLED = "cancelled"
+
+    chat = models.ForeignKey(TelegramChat, on_delete=models.CASCADE, related_name="notifications")
+    ad = models.ForeignKey("tracker.Ad", null=True, blank=True, on_delete=models.CASCADE, related_name="notifications")
+    keyword = models.ForeignKey("tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="notifications")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    # The ad's price when the row was written (NULL: price on request).
+    price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    old_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    # For admin alerts: the message and a key that makes each alert unique.
+    text = models.TextField(blank=True, default="")
+    alert_key = models.CharField(max_length=200, blank=True, default="")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    last_error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # Set by claim(): who holds the row while it is being sent (see NOTIFY_CLAIM_LEASE_S).
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    claim_token = models.CharField(max_length=32, blank=True, default="")
+    # Telegram's id of the delivered message (for later edits, e.g. inline buttons).
+    message_id = models.BigIntegerField(null=True, blank=True)
+
+    objects = NotificationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                F("chat"),
+                F("ad"),
+                F("kind"),
+                Coalesce(F("price"), Value(NO_PRICE_KEY)),
+                condition=Q(ad__isnull=False),
+                name="notification_once_per_ad_price",
+            ),
+            models.UniqueConstraint(
+                fields=["chat", "alert_key"],
+                condition=Q(kind="alert"),
+                name="notification_alert_once",
+            ),
+        ]
+        indexes = [
+            # Notification.objects.due(): the sender's claim query.
+            models.Index(fields=["status", "next_attempt_at"], name="notification_due_idx"),
+            # A chat's queue (mute handling, /status, digests).
+            models.Index(fields=["chat", "status"], name="notification_chat_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} → {self.chat} ({self.status})"
+
+    def _finish(self, status, error="", **fields):
+        """Records an outcome, but only while this row is still ours (our claim token)."""
+        fields.update(status=status, last_error=error[:2000])
+        updated = Notification.objects.filter(pk=self.pk, claim_token=self.claim_token).update(**fields)
+        for name, value in fields.items():
+            setattr(self, name, value)
+        if not updated:
+            logger.warning("notifications: notification %s was reclaimed before its outcome (%s) was recorded", self.pk, status)
+        return bool(updated)
+
+    def mark_sent(self, message_id=None, now=None):
+        return self._finish(self.Status.SENT, sent_at=now or timezone.now(), message_id=message_id)
+
+    def mark_failed(self, error, now=None):
+        """A transient failure: back off, or give up after the last retry."""
+        now = now or timezone.now()
+        if self.attempts >= MAX_ATTEMPTS:
+            return self.mark_dead(error)
+        delay = BACKOFF[max(self.attempts, 1) - 1]
+        logger.warning(
+            "notifications: notification %s to chat %s failed (attempt %d), retry in %s: %s",
+            self.pk,
+            self.chat.chat_id,
+            self.attempts,
+            delay,
+            error,
+        )
+        return self._finish(self.Status.PENDING, error, next_attempt_at=now + delay)
+
+    def mark_dead(self, error):
+        logger.error(
+            "notifications: notification %s to chat %s (ad %s) is dead after %d attempts: %s",
+            self.pk,
+            self.chat.chat_id,
+            self.ad_id,
+            self.attempts,
+            error,
+        )
+        return self._finish(self.Status.DEAD, error)
+
+    def defer(self, seconds, error, now=None):
+        """Telegram's flood control (429): wait as told; this attempt does not count."""
+        now = now or timezone.now()
+        retry_at = now + timedelta(seconds=seconds)
+        return self._finish(self.Status.PENDING, error, next_attempt_at=retry_at, attempts=max(self.attempts - 1, 0))
+
+    def release(self):
+        """Gives a claimed row back untouched (claimed, then not sent in this round)."""
+        return self._finish(self.Status.PENDING, self.last_error, next_attempt_at=timezone.now(), attempts=max(self.attempts - 1, 0))
+
+    def retry_now(self):
+        """Operator action: a dead or pending row gets a fresh set of attempts, due now."""
+        if self.status not in (self.Status.DEAD, self.Status.PENDING):
+            return False
+        Notification.objects.filter(pk=self.pk, status=self.status).update(
+            status=self.Status.PENDING, attempts=0, next_attempt_at=timezone.now(), claim_token=""
+        )
+        return True
+
+    def cancel(self, reason="cancelled by operator"):
+        if self.status != self.Status.PENDING:
+            return False
+        rows = Notification.objects.filter(pk=self.pk, status=self.Status.PENDING)
+        return bool(rows.update(status=self.Status.CANCELLED, last_error=reason))

@@ -1,0 +1,23 @@
+"""Which keywords a chat follows, each with its own mute."""
+
+from django.db import models
+from django.utils import timezone
+
+from notifications.models.chats import TelegramChat
+
+
+class Subscription(models.Model):
+    chat = models.ForeignKey(TelegramChat, on_delete=models.CASCADE, related_name="subscriptions")
+    keyword = models.ForeignKey("tracker.Keyword", on_delete=models.CASCADE, related_name="subscriptions")
+    # "Mute this keyword" from a notification's button.
+    muted_until = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["chat", "keyword"], name="subscription_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.chat} ← {self.keyword}"

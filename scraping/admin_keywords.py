@@ -1,0 +1,108 @@
+"""The Keyword admin as scraping sees it: last run, *Run now*, subscribers, the source's own validation.
+
+Registered over tracker's KeywordAdmin (scraping is the higher layer and knows runs, claims and subscriptions).
+"""
+
+from django import forms
+from django.contrib import admin, messages
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from lib.badges import badge
+from notifications.admin import KeywordSubscriptionInline
+from notifications.models import Subscription
+from scraping.claims import claim_keyword_now
+from scraping.models import ScrapeRun
+from scraping.sources import registry
+from scraping.tick import enqueue_scrape
+from tracker import admin as tracker_admin
+from tracker.models import Keyword
+
+
+class LastStatusFilter(admin.SimpleListFilter):
+    """Needs the `last_status` annotation (KeywordAdmin.get_queryset)."""
+
+    title = "last run status"
+    parameter_name = "last_status"
+
+    def lookups(self, request, model_admin):
+        return [*ScrapeRun.Status.choices, ("never", "never ran")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "never":
+            return queryset.filter(last_status__isnull=True)
+        if self.value():
+            return queryset.filter(last_status=self.value())
+        return queryset
+
+
+class KeywordForm(tracker_admin.KeywordForm):
+    source = forms.ChoiceField(
+        choices=registry.choices,
+        initial="willhaben",
+        error_messages={"invalid_choice": "Unknown source %(value)s: choose one the registry knows (" + ", ".join(registry.slugs()) + ")."},
+    )
+
+
+admin.site.unregister(Keyword)
+
+
+@admin.register(Keyword)
+class KeywordAdmin(tracker_admin.KeywordAdmin):
+    form = KeywordForm
+    list_display = [
+        "query",
+        "source",
+        "interval",
+        "is_active",
+        "last_run",
+        "next_run_at",
+        "ads_total",
+        "ads_found_24h",
+        "subscribers",
+        "alert",
+    ]
+    list_filter = ["source", "is_active", LastStatusFilter, tracker_admin.AlertFilter]
+    inlines = [KeywordSubscriptionInline]
+    actions = ["run_now", *tracker_admin.KeywordAdmin.actions]
+
+    def get_queryset(self, request):
+        latest = ScrapeRun.objects.filter(keyword=OuterRef("pk")).order_by("-started_at", "-id")
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                last_status=Subquery(latest.values("status")[:1]),
+                last_started_at=Subquery(latest.values("started_at")[:1]),
+                last_ads_seen=Subquery(latest.values("ads_seen")[:1]),
+                last_ads_new=Subquery(latest.values("ads_new")[:1]),
+                n_subscribers=tracker_admin.subquery_count(Subscription, keyword=OuterRef("pk")),
+            )
+        )
+
+    @admin.display(description="last run", ordering="last_started_at")
+    def last_run(self, obj):
+        if obj.last_status is None:
+            return mark_safe('<span class="lago-muted">never</span>')
+        when = date_format(timezone.localtime(obj.last_started_at), "SHORT_DATETIME_FORMAT")
+        return format_html(
+            '{} <span class="lago-muted">{} · {} seen / {} new</span>', badge(obj.last_status), when, obj.last_ads_seen, obj.last_ads_new
+        )
+
+    @admin.display(description="subscribers", ordering="n_subscribers")
+    def subscribers(self, obj):
+        return obj.n_subscribers
+
+    @admin.action(description="Run now (enqueue a scrape)")
+    def run_now(self, request, queryset):
+        for keyword in queryset:
+            run, skip = claim_keyword_now(keyword)
+            if run is None:
+                self.message_user(request, f"“{keyword}” not started: {skip.reason} ({skip.detail}).", messages.WARNING)
+                continue
+            transaction.on_commit(lambda run=run: enqueue_scrape(run))
+            self.message_user(request, f"“{keyword}” enqueued as scrape run {run.pk}.", messages.SUCCESS)
