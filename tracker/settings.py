@@ -33,8 +33,20 @@ env = StrictEnv()
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env")
 
+
+def secret(name, default=""):
+    """A secret from NAME_FILE (a compose/systemd secret file; trailing newline dropped), else NAME."""
+    path = env.str(f"{name}_FILE", default="")
+    if not path:
+        return env.str(name, default=default)
+    try:
+        return Path(path).read_text(encoding="utf-8").rstrip("\r\n")
+    except OSError as exc:
+        raise environ.ImproperlyConfigured(f"{name}_FILE: cannot read {path}: {exc}") from exc
+
+
 DEBUG = env.bool("DEBUG", default=False)
-SECRET_KEY = env.str("SECRET_KEY", default=DEV_SECRET_KEY)
+SECRET_KEY = secret("SECRET_KEY", default=DEV_SECRET_KEY)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -86,7 +98,7 @@ TEMPLATES = [
 # --- Database -------------------------------------------------------------
 
 DEFAULT_SQLITE_PATH = VAR_DIR / "lago.sqlite3"
-DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{DEFAULT_SQLITE_PATH}")}
+DATABASES = {"default": env.db_url_config(secret("DATABASE_URL", default=f"sqlite:///{DEFAULT_SQLITE_PATH}"))}
 DB_ENGINE = DATABASES["default"]["ENGINE"]
 IS_SQLITE = DB_ENGINE.endswith("sqlite3")
 IS_POSTGRES = DB_ENGINE.endswith("postgresql")
@@ -198,7 +210,7 @@ COOKIE_EXPIRY_WARN_DAYS = env.int("COOKIE_EXPIRY_WARN_DAYS", default=5)
 
 # --- Notifications and bot (notifications app) -----------------------------
 
-TELEGRAM_BOT_TOKEN = env.str("TELEGRAM_BOT_TOKEN", default="")
+TELEGRAM_BOT_TOKEN = secret("TELEGRAM_BOT_TOKEN")
 TELEGRAM_API_BASE_URL = env.str("TELEGRAM_API_BASE_URL", default="https://api.telegram.org")
 # Connect/read/write timeout of one Bot API call; must stay well below NOTIFY_CLAIM_LEASE_S.
 TELEGRAM_TIMEOUT_S = env.float("TELEGRAM_TIMEOUT_S", default=10.0)
@@ -232,12 +244,17 @@ TELEGRAM_POLL_TIMEOUT_S = env.int("TELEGRAM_POLL_TIMEOUT_S", default=30)
 # The tick beats every minute: three missed ticks make the scheduler stale.
 HEALTHCHECK_SCHEDULER_STALE_S = env.int("HEALTHCHECK_SCHEDULER_STALE_S", default=180)
 HEALTHCHECK_BOT_STALE_S = env.int("HEALTHCHECK_BOT_STALE_S", default=180)
+# `manage.py watchdog`: how often it reads the heartbeat, and how long a stale child gets after SIGTERM.
+WATCHDOG_INTERVAL_S = env.float("WATCHDOG_INTERVAL_S", default=30.0)
+WATCHDOG_KILL_AFTER_S = env.float("WATCHDOG_KILL_AFTER_S", default=30.0)
 # /health must answer within 3 s even when the database is gone, so its
 # connection attempt gets a shorter bound than DB_CONNECT_TIMEOUT_S
 # (PostgreSQL only; libpq does not accept less than 2 s).
 HEALTHCHECK_DB_TIMEOUT_S = env.int("HEALTHCHECK_DB_TIMEOUT_S", default=2)
 # When set, /stats and /metrics require "Authorization: Bearer <token>".
-STATS_TOKEN = env.str("STATS_TOKEN", default="")
+STATS_TOKEN = secret("STATS_TOKEN")
+# Read by ensure_admin (the compose `migrate` service, `make run`).
+DJANGO_SUPERUSER_PASSWORD = secret("DJANGO_SUPERUSER_PASSWORD")
 
 # (end of health settings)
 

@@ -15,45 +15,72 @@ from django.conf import settings
 
 from tests.processes import child_env, free_port
 
-COMPOSE = yaml.safe_load((Path(settings.BASE_DIR) / "docker-compose.yml").read_text())
+COMPOSE_TEXT = (Path(settings.BASE_DIR) / "docker-compose.yml").read_text()
+COMPOSE = yaml.safe_load(COMPOSE_TEXT)
 SERVICES = COMPOSE["services"]
 APP_SERVICES = ["migrate", "web", "worker", "bot"]
+# Setting -> compose secret; tracker/settings.py reads SETTING_FILE first.
+SECRET_SETTINGS = {
+    "SECRET_KEY": "secret_key",
+    "DATABASE_URL": "database_url",
+    "TELEGRAM_BOT_TOKEN": "telegram_bot_token",
+    "STATS_TOKEN": "stats_token",
+    "DJANGO_SUPERUSER_PASSWORD": "superuser_password",
+}
 # The Dockerfile collects static files at build time; the web test does the same.
 COLLECTSTATIC = [sys.executable, "manage.py", "collectstatic", "--no-input", "--verbosity", "0"]
 
 
 def test_services_exist_and_restart_unless_stopped():
-    assert {"db", "migrate", "web", "worker"} <= set(SERVICES)
+    assert {"db", "migrate", "web", "worker", "bot"} == set(SERVICES)
     for name in ["db", "web", "worker", "bot"]:
         assert SERVICES[name]["restart"] == "unless-stopped", name
 
 
-def test_autoheal_restarts_every_app_service_that_turns_unhealthy():
-    """Docker restarts containers that exit, not ones that hang: autoheal acts on the healthchecks."""
-    autoheal = SERVICES["autoheal"]
-    assert "/var/run/docker.sock:/var/run/docker.sock" in autoheal["volumes"]
-    label = autoheal["environment"]["AUTOHEAL_CONTAINER_LABEL"]
-    for name in ["web", "worker", "bot"]:
-        assert SERVICES[name]["labels"][label] == "true", name
-        assert "healthcheck" in SERVICES[name], name
-    assert "labels" not in SERVICES["db"]
+def test_no_container_gets_the_docker_socket():
+    """autoheal needed /var/run/docker.sock (root on the host); the watchdog restarts from inside."""
+    assert "docker.sock" not in COMPOSE_TEXT
+    for name, service in SERVICES.items():
+        assert "labels" not in service, name
+        assert not any("docker.sock" in str(v) for v in service.get("volumes", [])), name
 
 
-def test_app_services_read_env_and_wait_for_the_database():
+def test_app_services_read_env_and_secrets_and_wait_for_the_database():
     for name in APP_SERVICES:
         service = SERVICES[name]
         assert service["env_file"] == ".env"
         assert service["depends_on"]["db"] == {"condition": "service_healthy"}
-        assert service["environment"]["DATABASE_URL"].startswith("postgres://lago:")
+        assert "DATABASE_URL" not in service["environment"]
+        for secret in SECRET_SETTINGS.values():
+            assert secret in service["secrets"], (name, secret)
+        for setting, secret in SECRET_SETTINGS.items():
+            assert service["environment"][f"{setting}_FILE"] == f"/run/secrets/{secret}", (name, setting)
     for name in ["web", "worker", "bot"]:
         assert SERVICES[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
 
 
-def test_db_is_postgres_15_with_a_volume_and_pg_isready():
+def test_every_secret_comes_from_a_file_under_secrets():
+    used = {s for service in SERVICES.values() for s in service.get("secrets", [])}
+    assert used == set(COMPOSE["secrets"])
+    for name, secret in COMPOSE["secrets"].items():
+        assert secret == {"file": f"./secrets/{name}"}, name
+    ignored = (Path(settings.BASE_DIR) / ".gitignore").read_text().split()
+    assert "secrets/" in ignored
+
+
+def test_db_is_postgres_15_with_a_volume_only_its_own_variables_and_a_tcp_readiness_probe():
     db = SERVICES["db"]
-    assert db["image"] == "postgres:15"
+    assert db["image"].startswith("postgres:15.")  # an exact minor version, not the floating major
     assert any(v.startswith("pgdata:") for v in db["volumes"])
-    assert "pg_isready" in " ".join(db["healthcheck"]["test"])
+    assert "env_file" not in db
+    assert db["environment"] == {"POSTGRES_DB": "lago", "POSTGRES_USER": "lago", "POSTGRES_PASSWORD_FILE": "/run/secrets/postgres_password"}
+    assert db["secrets"] == ["postgres_password"]
+    # Over TCP: on first boot the Unix socket answers before the server accepts on the network.
+    assert "pg_isready -h 127.0.0.1" in " ".join(db["healthcheck"]["test"])
+
+
+def test_web_is_published_on_localhost_only():
+    assert SERVICES["web"]["ports"] == ["127.0.0.1:8000:8000"]
 
 
 def test_web_healthcheck_probes_health():
@@ -62,15 +89,25 @@ def test_web_healthcheck_probes_health():
     assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("30s", "5s", 3, "10s")
 
 
-def test_worker_sets_up_the_schedule_and_checks_its_heartbeat():
+def test_worker_sets_up_the_schedule_and_runs_the_cluster_under_the_watchdog():
     worker = SERVICES["worker"]
-    assert "setup_schedules" in " ".join(worker["command"]) and "qcluster" in " ".join(worker["command"])
+    assert "setup_schedules" in " ".join(worker["command"])
+    assert "exec python manage.py watchdog scheduler -- python manage.py qcluster" in worker["command"][-1]
     assert worker["healthcheck"]["test"] == ["CMD", "python", "manage.py", "status", "--check", "scheduler"]
 
 
-def test_bot_runs_runbot_and_checks_its_heartbeat():
+def test_worker_stop_grace_period_covers_the_scrape_time_budget():
+    """qcluster finishes a running task on SIGTERM; Docker's default 10 s would kill it mid-scrape."""
+    grace = SERVICES["worker"]["stop_grace_period"]
+    assert grace.endswith("s")
+    assert int(grace[:-1]) >= settings.SCRAPE_TIME_BUDGET_S + 10
+
+
+def test_bot_runs_runbot_under_the_watchdog_in_its_own_profile():
     bot = SERVICES["bot"]
-    assert bot["command"] == ["python", "manage.py", "runbot"]
+    # Not started by a plain `docker compose up`: without a token runbot exits and would restart for ever.
+    assert bot["profiles"] == ["bot"]
+    assert bot["command"] == ["python", "manage.py", "watchdog", "bot", "--", "python", "manage.py", "runbot"]
     check = bot["healthcheck"]
     assert check["test"] == ["CMD", "python", "manage.py", "status", "--check", "bot"]
     assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("60s", "10s", 3, "180s")
@@ -90,11 +127,18 @@ def service_env(tmp_path):
     return env
 
 
-def test_migrate_command_creates_the_admin_user(service_env):
-    env = {**service_env, "DJANGO_SUPERUSER_USERNAME": "ops", "DJANGO_SUPERUSER_PASSWORD": "s3cret-pass"}
+def test_migrate_command_creates_the_admin_user_with_the_password_from_its_secret_file(service_env, tmp_path):
+    secret = tmp_path / "superuser_password"
+    secret.write_text("s3cret-pass\n")
+    env = {**service_env, "DJANGO_SUPERUSER_USERNAME": "ops", "DJANGO_SUPERUSER_PASSWORD_FILE": str(secret)}
     result = subprocess.run(SERVICES["migrate"]["command"], env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "Created admin user 'ops'" in result.stdout
+    login = "from django.contrib.auth import authenticate; print(authenticate(username='ops', password='s3cret-pass') is not None)"
+    check = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-v", "0", "-c", login], env=env, cwd=settings.BASE_DIR, capture_output=True, text=True
+    )
+    assert check.stdout.strip() == "True", check.stderr
 
 
 def test_web_command_serves_health(service_env):

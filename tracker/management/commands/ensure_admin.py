@@ -6,6 +6,7 @@ how to create one instead of failing, so `make run` works with no setup.
 
 import os
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
@@ -15,7 +16,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         username = os.environ.get("DJANGO_SUPERUSER_USERNAME", "")
-        password = os.environ.get("DJANGO_SUPERUSER_PASSWORD", "")
+        password = settings.DJANGO_SUPERUSER_PASSWORD  # or DJANGO_SUPERUSER_PASSWORD_FILE
         User = get_user_model()
         if not username or not password:
             if not User.objects.filter(is_superuser=True).exists():
