@@ -83,9 +83,9 @@ def test_web_is_published_on_localhost_only():
     assert SERVICES["web"]["ports"] == ["127.0.0.1:8000:8000"]
 
 
-def test_web_healthcheck_probes_health():
+def test_web_healthcheck_timing():
     check = SERVICES["web"]["healthcheck"]
-    assert check["test"] == ["CMD", "curl", "-f", "http://localhost:8000/health"]
+    assert check["test"][:3] == ["CMD", "python", "-c"]
     assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("30s", "5s", 3, "10s")
 
 
@@ -158,6 +158,29 @@ def test_web_command_serves_health(service_env):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
+
+
+def test_web_healthcheck_passes_with_a_stopped_worker_and_fails_without_web(service_env):
+    """/health is 503 once the scheduler never ran; the web container is still healthy (the image has no curl)."""
+    port = free_port()
+    command = [arg.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for arg in SERVICES["web"]["command"]]
+    command[command.index("3")] = "1"
+    check = [arg.replace("127.0.0.1:8000", f"127.0.0.1:{port}") for arg in SERVICES["web"]["healthcheck"]["test"][1:]]
+    env = {**service_env, "HEALTHCHECK_SCHEDULER_STALE_S": "1"}
+    proc = subprocess.Popen(command, env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/health", proc)
+        deadline = time.monotonic() + 20
+        while (response := httpx.get(f"http://127.0.0.1:{port}/health")).status_code == 200 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert response.status_code == 503 and response.json()["reason"].startswith("scheduler_"), response.text
+        healthy = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+        assert healthy.returncode == 0, healthy.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+    down = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+    assert down.returncode != 0
 
 
 def test_worker_command_starts_a_cluster(service_env):
