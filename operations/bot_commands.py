@@ -32,6 +32,8 @@ def health(ref: ChatRef, args=()) -> Reply:
     report = health_report(grace=False)
     if report["status"] == "ok":
         lines = ["✅ <b>Lago is healthy</b>"]
+    elif report["status"] == "degraded":
+        lines = ["⚠️ <b>Degraded</b>: scraping fails"] + [f"• {esc(p)}" for p in report["problems"]]
     else:
         lines = [f"❌ <b>Unhealthy</b>: {esc(report['reason'])}"] + [f"• {esc(p)}" for p in report["problems"][1:]]
     queue = report.get("queue")

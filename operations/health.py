@@ -15,7 +15,9 @@ bot's /health. Checks, in order (the first failing one names the reason):
    -> `bot_stale_last_run_<N>s` / `bot_never_ran` (same grace rule).
 
 Sending paused for lack of a token and dead notifications are reported,
-not unhealthy: restarting a container would not fix them.
+not unhealthy: restarting a container would not fix them. A failing
+marketplace makes the verdict `degraded` (HTTP 200), with
+`scraping_failing:<source>:<error>` / `scraping_stale:<source>:…` problems.
 """
 
 import logging
@@ -30,6 +32,7 @@ from django.utils import timezone
 
 from notifications.models import Notification
 from notifications.telegram import sending_paused
+from operations.scraping_health import scraping_report
 from tracker.models import Heartbeat
 
 logger = logging.getLogger(__name__)
@@ -200,7 +203,8 @@ def _unreachable_report(base):
 
 
 def health_report(now=None, grace=True):
-    """The verdict as a JSON-ready dict: "status" is "ok" or "unhealthy" (then "reason" is the slug).
+    """The verdict as a JSON-ready dict: "status" is "ok", "degraded" (scraping fails; see
+    operations.scraping_health) or "unhealthy" (then "reason" is the first problem slug).
 
     `grace=False` for one-shot processes (`manage.py status`), whose own uptime says nothing
     about how long the scheduler and bot have had to beat.
@@ -225,14 +229,18 @@ def health_report(now=None, grace=True):
         problems.append(_problem(BOT, bot_age, uptime))
         base["telegram_polling"] = bot_age is not None and bot_age <= settings.HEALTHCHECK_BOT_STALE_S
     problems = [p for p in problems if p]
+    scraping = scraping_report(now)
+    status = "unhealthy" if problems else "degraded" if scraping["problems"] else "ok"
+    problems += scraping["problems"]
     report = {
         **base,
-        "status": "unhealthy" if problems else "ok",
+        "status": status,
         "db_connected": True,
         "scheduler_last_run": _iso(beats[SCHEDULER]),
         "scheduler_age_s": None if scheduler_age is None else int(scheduler_age),
         "queue": queue_summary(now),
         "problems": problems,
+        "scraping": scraping,
     }
     if problems:
         report["reason"] = problems[0]

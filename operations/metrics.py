@@ -34,16 +34,24 @@ def _keyword_families(keywords):
     overdue = GaugeMetricFamily(
         "lago_keyword_overdue_seconds", "Seconds an active keyword is past its overdue limit (0: on time).", labels=labels
     )
+    failures = GaugeMetricFamily(
+        "lago_keyword_consecutive_failures", "Finished runs in a row that ended failed/banned (skips not counted).", labels=labels
+    )
     for k in keywords:
         key = [str(k["id"]), k["name"], k["source"]]
         success.add_metric(key, _timestamp(k["last_success_at"]))
         overdue.add_metric(key, k["overdue_s"] or 0)
-    return [success, overdue]
+        failures.add_metric(key, k["consecutive_failures"])
+    return [success, overdue, failures]
 
 
 def _health_families(health):
     queue = health["queue"] or {}
     yield _gauge("lago_healthy", "1 when /health says ok.", 1 if health["status"] == "ok" else 0)
+    yield _gauge("lago_degraded", "1 when /health says degraded (a marketplace fails).", 1 if health["status"] == "degraded" else 0)
+    if "scraping" in health:
+        up = {source: 1 if ok else 0 for source, ok in health["scraping"]["sources_up"].items()}
+        yield _labelled_gauge("lago_source_up", "1 when a source with active keywords is not failing.", "source", up)
     yield _gauge("lago_db_connected", "1 when the database answers.", 1 if health["db_connected"] else 0)
     yield _gauge("lago_sending_paused", "1 when sending is paused (no bot token).", 1 if health["sending_paused"] else 0)
     yield _gauge("lago_uptime_seconds", "Seconds since this web process started.", health["uptime_seconds"])

@@ -50,7 +50,7 @@ def keyword_rows(now):
     runs = ScrapeRun.objects.filter(keyword=OuterRef("pk")).order_by("-started_at")
     keywords = Keyword.objects.annotate(
         latest_run_id=Subquery(runs.values("pk")[:1]),
-        last_success_at=Subquery(runs.filter(status=ScrapeRun.Status.DONE).values("finished_at")[:1]),
+        newest_success_at=Subquery(runs.filter(status=ScrapeRun.Status.DONE).values("finished_at")[:1]),
     )
     keywords = list(keywords)
     latest = ScrapeRun.objects.in_bulk([k.latest_run_id for k in keywords if k.latest_run_id])
@@ -63,7 +63,8 @@ def keyword_rows(now):
             "interval_minutes": k.interval_minutes,
             "last_run_at": k.last_run_at,
             "next_run_at": k.next_run_at,
-            "last_success_at": k.last_success_at,
+            "last_success_at": k.newest_success_at,
+            "consecutive_failures": k.consecutive_failures,
             "last_run": _run_dict(latest.get(k.latest_run_id)),
             "zero_result_alert_at": k.zero_result_alert_at,
             "overdue_s": _overdue_s(k, now),

@@ -37,7 +37,9 @@ def stats_token_required(view):
 @require_GET
 def health(request):
     report = health_report()
-    return JsonResponse(report, status=200 if report["status"] == "ok" else 503)
+    report.pop("scraping", None)  # keyword queries and error bodies are for status/admin, not the public probe
+    # Degraded (a marketplace fails) is still 200: restarting the web container would not help.
+    return JsonResponse(report, status=503 if report["status"] == "unhealthy" else 200)
 
 
 @never_cache

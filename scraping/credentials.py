@@ -31,24 +31,36 @@ def unavailable_reason(handler, now=None):
 
 
 def check_credentials(now=None):
-    """Warns admins (once a day per source) about credentials that expire soon or have expired."""
+    """Tells admins (once a day per source, logged at ERROR) about a source that reports no
+    session, and about credentials that expire soon or have expired."""
     now = now or timezone.now()
-    warn_before = timedelta(days=settings.COOKIE_EXPIRY_WARN_DAYS)
+    day = timezone.localdate(now).isoformat()
     for slug in Keyword.objects.active().values_list("source", flat=True).distinct():
         try:
-            expiry = get_handler(slug)().credentials_expire_at()
+            handler = get_handler(slug)()
         except UnknownSource:
             continue  # the claim records unknown_source for each of its keywords
-        if expiry is None or expiry - now > warn_before:
-            continue
-        day = timezone.localdate(now).isoformat()
-        when = f"{timezone.localtime(expiry):%Y-%m-%d %H:%M}"
-        if expiry <= now:
-            logger.error("credentials of source %s expired at %s: its keywords are skipped", slug, when)
+        reason = handler.unavailable_reason()
+        if reason:
+            logger.error("source %s is unavailable: %s; its keywords are skipped", slug, reason)
             enqueue_admin_alert(
-                f"credentials_expired:{slug}:{day}",
-                f"⛔ The {slug} credentials expired at {when}. Its keywords are skipped (source_unavailable) until they are renewed.",
+                f"source_unavailable:{slug}:{day}",
+                f"⛔ The {slug} source is unavailable: {reason}. Its keywords are skipped (source_unavailable) until it is fixed.",
             )
-        else:
-            logger.warning("credentials of source %s expire at %s", slug, when)
-            enqueue_admin_alert(f"credentials_expiring:{slug}:{day}", f"⚠️ The {slug} credentials expire at {when}. Renew them before then.")
+            continue
+        _check_expiry(slug, handler.credentials_expire_at(), now, day)
+
+
+def _check_expiry(slug, expiry, now, day):
+    if expiry is None or expiry - now > timedelta(days=settings.COOKIE_EXPIRY_WARN_DAYS):
+        return
+    when = f"{timezone.localtime(expiry):%Y-%m-%d %H:%M}"
+    if expiry <= now:
+        logger.error("credentials of source %s expired at %s: its keywords are skipped", slug, when)
+        enqueue_admin_alert(
+            f"credentials_expired:{slug}:{day}",
+            f"⛔ The {slug} credentials expired at {when}. Its keywords are skipped (source_unavailable) until they are renewed.",
+        )
+    else:
+        logger.error("credentials of source %s expire at %s: renew them", slug, when)
+        enqueue_admin_alert(f"credentials_expiring:{slug}:{day}", f"⚠️ The {slug} credentials expire at {when}. Renew them before then.")

@@ -6,6 +6,8 @@ from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from tracker.models import Keyword
+
 
 class ScrapeRunQuerySet(models.QuerySet):
     def running(self):
@@ -93,6 +95,8 @@ class ScrapeRun(models.Model):
         if closed:
             for name, value in values.items():
                 setattr(self, name, value)
+            if self.keyword_id is not None and status in self.FINISHED_STATUSES:
+                Keyword.objects.filter(pk=self.keyword_id).record_finished_run(status, error, detail, now)
         return bool(closed)
 
     @classmethod

@@ -2,15 +2,23 @@
 broken (a changed search URL, a block), not quiet. Alert once per streak."""
 
 import logging
+from collections import Counter
 
 from django.conf import settings
 from django.utils import timezone
 
 from notifications.alerts import enqueue_admin_alert
+from scraping.failure_monitor import check_failures
 from scraping.models import ScrapeRun
 from tracker.models import Keyword
 
 logger = logging.getLogger(__name__)
+
+
+def run_finished(keyword, now=None):
+    """Every monitor, after any run of `keyword` finished (tick, Run now, `manage.py scrape`)."""
+    check_failures(keyword.pk, now)
+    check_zero_results(keyword, now)
 
 
 def check_zero_results(keyword, now=None):
@@ -20,25 +28,31 @@ def check_zero_results(keyword, now=None):
     now = now or timezone.now()
     streak = settings.ZERO_RESULT_STREAK
     runs = ScrapeRun.objects.finished().filter(keyword=keyword).order_by("-started_at", "-id")
-    recent = list(runs.values_list("ads_seen", flat=True)[:streak])
+    rows = list(runs.values_list("ads_seen", "status", "error")[:streak])
+    recent = [ads for ads, _, _ in rows]
     if recent and recent[0] > 0:
         _clear(keyword)
     elif len(recent) == streak and not any(recent):
-        _open(keyword, now, streak)
+        failures = Counter(f"{status} with {error}" for _, status, error in rows if status in ("failed", "banned"))
+        _open(keyword, now, streak, failures)
 
 
-def _open(keyword, now, streak):
+def _open(keyword, now, streak, failures):
     # Conditional update: only the first caller of a streak alerts.
     opened = Keyword.objects.filter(pk=keyword.pk, zero_result_alert_at__isnull=True).update(zero_result_alert_at=now)
     if not opened:
         return
     keyword.zero_result_alert_at = now
-    logger.error("keyword %s (%s) found no ads in its last %d runs", keyword.pk, keyword.display_name, streak)
-    enqueue_admin_alert(
-        f"zero_results:{keyword.pk}:{now.isoformat()}",
-        f"🔎 Keyword #{keyword.pk} “{keyword.display_name}” found no ads in its last {streak} runs. "
-        "Check the query in the admin; the site may have changed or blocked us.",
-    )
+    logger.error("keyword %s (%s) found no ads in its last %d runs (%s)", keyword.pk, keyword.display_name, streak, dict(failures))
+    if failures:  # the runs failed: say how, not "the site may have changed"
+        why = ", ".join(f"{n} {what}" for what, n in failures.most_common())
+        text = f"🔎 Keyword #{keyword.pk} “{keyword.display_name}” found no ads: {streak} runs: {why}."
+    else:
+        text = (
+            f"🔎 Keyword #{keyword.pk} “{keyword.display_name}” found no ads in its last {streak} runs. "
+            "Check the query in the admin; the site may have changed or blocked us."
+        )
+    enqueue_admin_alert(f"zero_results:{keyword.pk}:{now.isoformat()}", text)
 
 
 def _clear(keyword):

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from scraping import http
 from scraping.models import ScrapeRun
-from scraping.monitor import check_zero_results
+from scraping.monitor import run_finished
 from scraping.scrape import scrape_keyword
 from tracker.models import Keyword
 
@@ -30,5 +30,5 @@ def run_scrape(run_id):
         logger.exception("scrape of keyword %s (run %s) crashed", keyword.pk, run.pk)
         run.close(ScrapeRun.Status.FAILED, "internal_error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-2000:]}")
     Keyword.objects.filter(pk=keyword.pk).update(last_run_at=timezone.now())
-    check_zero_results(keyword)
+    run_finished(keyword)
     return run.status

@@ -15,6 +15,7 @@ from django_q.tasks import async_task
 from notifications.sender import process_queue
 from scraping.claims import claim_due_keywords
 from scraping.credentials import check_credentials
+from scraping.failure_monitor import check_failures
 from scraping.models import ScrapeRun
 from tracker.models import Heartbeat, Keyword
 
@@ -52,6 +53,7 @@ def enqueue_scrape(run):
         logger.exception("could not enqueue run %s of keyword %s", run.pk, run.keyword_id)
         run.close(ScrapeRun.Status.FAILED, "enqueue_failed", f"{type(exc).__name__}: {exc}")
         Keyword.objects.filter(pk=run.keyword_id).make_due()
+        check_failures(run.keyword_id)
 
 
 def reap_zombies(now=None):
@@ -64,5 +66,6 @@ def reap_zombies(now=None):
         if run.close(ScrapeRun.Status.FAILED, "zombie", detail, now=now):
             Keyword.objects.filter(pk=run.keyword_id).make_due(now)
             logger.warning("reaped zombie run %s of keyword %s", run.pk, run.keyword_id)
+            check_failures(run.keyword_id, now)
             reaped += 1
     return reaped

@@ -27,6 +27,24 @@ class KeywordQuerySet(models.QuerySet):
         """Schedules paused keywords again, due at once; returns how many were paused."""
         return self.filter(is_active=False).update(is_active=True, next_run_at=now or timezone.now())
 
+    def failing(self, streak):
+        """Active keywords whose last `streak` finished runs all failed, or whose last one was banned."""
+        return self.active().filter(Q(consecutive_failures__gte=streak) | Q(last_finished_status="banned"))
+
+    def record_finished_run(self, status, error, detail, now):
+        """Folds one finished run into the stored verdict: a failure grows the streak, anything else ends it."""
+        if status in ("failed", "banned"):
+            return self.update(
+                consecutive_failures=F("consecutive_failures") + 1,
+                last_finished_status=status,
+                last_error=error,
+                last_error_detail=detail,
+            )
+        fields = {"consecutive_failures": 0, "last_finished_status": status}
+        if status == "done":
+            fields["last_success_at"] = now
+        return self.update(**fields)
+
     def reset_cursor(self):
         """The next run pages through all results again."""
         return self.update(cursor_published_at=None, cursor_ad_id="")
@@ -54,6 +72,15 @@ class Keyword(models.Model):
     last_run_at = models.DateTimeField(null=True, blank=True)
     # Set while the zero-result monitor has an open alert for this keyword.
     zero_result_alert_at = models.DateTimeField(null=True, blank=True)
+    # The scraping verdict, kept up to date by ScrapeRun.close() when a run finishes
+    # (skips do not touch it), so /health reads it without scanning run history.
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    last_finished_status = models.CharField(max_length=16, blank=True, default="")
+    last_error = models.CharField(max_length=64, blank=True, default="")
+    last_error_detail = models.TextField(blank=True, default="")
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    # Set while the failure monitor has told admins this keyword is failing.
+    failing_alert_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

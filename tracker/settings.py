@@ -203,6 +203,10 @@ SCRAPE_ZOMBIE_MINUTES = env.int("SCRAPE_ZOMBIE_MINUTES", default=15)
 # its real error instead of django-q2 killing the task (lago.E006 keeps it below).
 SCRAPE_TIME_BUDGET_S = env.int("SCRAPE_TIME_BUDGET_S", default=max(Q_TIMEOUT_S - 40, 1))
 ZERO_RESULT_STREAK = env.int("ZERO_RESULT_STREAK", default=5)
+# A keyword whose last this-many finished runs all failed/banned is failing: /health says degraded.
+SCRAPE_FAILURE_STREAK = env.int("SCRAPE_FAILURE_STREAK", default=3)
+# A source with active keywords and no successful run for this long is failing too.
+SCRAPE_STALE_MINUTES = env.int("SCRAPE_STALE_MINUTES", default=60)
 COOKIE_EXPIRY_WARN_DAYS = env.int("COOKIE_EXPIRY_WARN_DAYS", default=5)
 
 # (end of scheduler settings)

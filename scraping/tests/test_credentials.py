@@ -71,3 +71,31 @@ def test_expired_credentials_skip_the_keywords_and_alert(expiring_keyword):
     assert key.startswith("credentials_expired:expiring:")
     text = Notification.objects.get().text
     assert "expired" in text and "source_unavailable" in text
+
+
+class NoSessionSource(Source):
+    """A test source that reports no session."""
+
+    slug = "nosession"
+
+    def unavailable_reason(self):
+        return "no session cookie"
+
+
+def test_source_without_session_logs_error_and_alerts_once_a_day(monkeypatch, settings, caplog):
+    monkeypatch.setitem(registry.SOURCES, "nosession", ("No-session test source", f"{__name__}.NoSessionSource"))
+    make_chat(is_admin=True)
+    make_keyword(source="nosession")
+    check_credentials()
+    check_credentials()
+    assert [k.split(":")[:2] for k in alert_keys()] == [["source_unavailable", "nosession"]]
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if "nosession" in r.getMessage()][0] == (
+        "ERROR",
+        "source nosession is unavailable: no session cookie; its keywords are skipped",
+    )
+
+
+def test_expiry_warning_logs_at_error(expiring_keyword, caplog):
+    with time_machine.travel(EXPIRY - timedelta(days=4)):
+        check_credentials()
+    assert [r.levelname for r in caplog.records if "expire at" in r.getMessage()] == ["ERROR"]

@@ -6,7 +6,9 @@
     manage.py status --check bot        only the bot heartbeat (bot container healthcheck)
     manage.py status --check web        GET /health on the local web server (web container healthcheck)
 
-Exit code 0 when healthy, 1 when not.
+Exit code 0 when healthy, 1 when unhealthy, 2 when degraded (a marketplace fails:
+each failing source/keyword is printed with its full last error). `--check` exits 0/1
+and ignores scraping: a restart does not fix a ban.
 """
 
 import json
@@ -22,6 +24,7 @@ from operations.health import BOT, SCHEDULER, health_report, process_problem
 from operations.stats import collect_stats
 
 DEFAULT_WEB_URL = "http://127.0.0.1:8000/health"
+EXIT_CODES = {"ok": 0, "unhealthy": 1, "degraded": 2}
 
 
 def _when(moment):
@@ -46,7 +49,10 @@ class Command(BaseCommand):
         if options["check"]:
             healthy = self.check_one(options["check"], options["url"])
         else:
-            healthy = self.report(options["json"], options["verbosity"])
+            status = self.report(options["json"], options["verbosity"])
+            if status != "ok":
+                sys.exit(EXIT_CODES[status])
+            return
         if not healthy:
             sys.exit(1)
 
@@ -68,11 +74,13 @@ class Command(BaseCommand):
             self.write_health(health, now)
             if stats is not None:
                 self.write_stats(stats, now, verbosity)
-        return health["status"] == "ok"
+        return health["status"]
 
     def write_health(self, health, now):
         if health["status"] == "ok":
             self.stdout.write(self.style.SUCCESS("Lago: healthy"))
+        elif health["status"] == "degraded":
+            self.stdout.write(self.style.WARNING(f"Lago: DEGRADED ({', '.join(health['problems'])})"))
         else:
             self.stdout.write(self.style.ERROR(f"Lago: UNHEALTHY ({', '.join(health['problems'])})"))
         self.stdout.write(f"  database     {'connected' if health['db_connected'] else 'UNREACHABLE'}")
@@ -88,6 +96,21 @@ class Command(BaseCommand):
         queue = health["queue"]
         oldest = f", oldest {queue['oldest_pending_age_s']} s" if queue["oldest_pending_age_s"] is not None else ""
         self.stdout.write(f"  queue        {queue['pending']} pending{oldest}, {queue['dead']} dead")
+        self.write_scraping(health["scraping"])
+
+    def write_scraping(self, scraping):
+        for source, minutes in scraping["stale"].items():
+            self.stdout.write(self.style.WARNING(f"  scraping     {source}: no successful run for {minutes} min"))
+        for k in scraping["failing"]:
+            name = k["name"] or k["query"]
+            self.stdout.write(
+                self.style.WARNING(
+                    f"  FAILING      {k['source']} keyword #{k['id']} {name}: {k['consecutive_failures']} failed runs in a row, "
+                    f"last {k['last_finished_status']}: {k['last_error']}"
+                )
+            )
+            if k["last_error_detail"]:
+                self.stdout.write(f"               {k['last_error_detail']}")
 
     def write_stats(self, stats, now, verbosity):
         self.stdout.write("")
@@ -130,7 +153,7 @@ class Command(BaseCommand):
             k["id"],
             k["name"][:28],
             f"{k['interval_minutes']}m",
-            status[:10],
+            status,
             _when(run.get("started_at")),
             seen,
             _when(k["next_run_at"]),

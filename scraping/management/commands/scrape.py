@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from scraping.claims import claim_keyword_now
 from scraping.ingest import passes_filters
+from scraping.monitor import run_finished
 from scraping.scrape import scrape_keyword
 from tracker.models import Ad, Keyword
 
@@ -33,6 +34,8 @@ class Command(BaseCommand):
         run = None if dry_run else self._start_run(keyword)
         rows = []
         outcome = scrape_keyword(keyword, run, max_pages=pages, dry_run=dry_run, on_page=self._collect(keyword, rows, verbosity))
+        if run is not None:
+            run_finished(keyword)  # health state and admin alerts, as after a scheduled run
         if verbosity >= 1:
             self._table(rows)
         if not outcome.ok:
