@@ -12,9 +12,15 @@ What is stored and what is notified:
   active and whose subscription is not muted; the outbox's unique constraint
   makes a second keyword of the same chat a no-op (Notification.objects.fan_out).
 * A moved price (up, down, to or from "on request") writes a `PriceChange`.
+* Write less: an ad whose fields are all unchanged is not rewritten (every run
+  sees the same ads again; rewriting each one left ≈60M dead tuples a month).
+  Its `last_seen_at` therefore has a resolution of LAST_SEEN_RESOLUTION: it
+  moves when the ad changes, or when the ad is seen again more than an hour
+  after the stored value, and then only that column in one bulk UPDATE.
 """
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import Q
@@ -24,7 +30,9 @@ from notifications.models import Notification, Subscription, TelegramChat
 from scraping.counts import RunCounts
 from tracker.models import Ad, KeywordAd, PriceChange
 
-UPDATE_FIELDS = ["title", "price", "currency", "url", "location", "postcode", "image_url", "published_at", "last_seen_at"]
+CONTENT_FIELDS = ["title", "price", "currency", "url", "location", "postcode", "image_url", "published_at"]
+UPDATE_FIELDS = [*CONTENT_FIELDS, "last_seen_at"]
+LAST_SEEN_RESOLUTION = timedelta(hours=1)
 
 
 @dataclass
@@ -53,10 +61,14 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None):
     if not ads:
         return IngestResult()
     with transaction.atomic():
-        old_prices = dict(
-            Ad.objects.filter(source=source, external_id__in=[a.external_id for a in ads]).values_list("external_id", "price")
-        )
-        ad_ids = _upsert_ads(ads, source, now)
+        stored = {
+            row["external_id"]: row
+            for row in Ad.objects.filter(source=source, external_id__in=[a.external_id for a in ads]).values(
+                "id", "external_id", "last_seen_at", *CONTENT_FIELDS
+            )
+        }
+        old_prices = {external_id: row["price"] for external_id, row in stored.items()}
+        ad_ids = _upsert_ads(ads, stored, source, now)
         changes = _record_price_changes(ads, old_prices, ad_ids, now)
         new_ids, dropped = _link(keyword, ads, ad_ids, old_prices, now)
         notes = _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, now) if notify else 0
@@ -65,8 +77,26 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None):
     return IngestResult(counts, frozenset(by_id[i] for i in new_ids), frozenset(by_id[i] for i in dropped))
 
 
-def _upsert_ads(ads, source, now):
-    """One INSERT ... ON CONFLICT DO UPDATE for the page; returns external id -> pk."""
+def _upsert_ads(ads, stored, source, now):
+    """Writes only what changed; returns external id -> pk.
+
+    `stored` holds the page's known ads as read in this transaction. New and changed
+    ads go in one INSERT ... ON CONFLICT DO UPDATE (an ad another worker inserts
+    meanwhile is updated, not lost); unchanged ads are not written, except
+    `last_seen_at` once it is LAST_SEEN_RESOLUTION old, in one UPDATE.
+    """
+    ad_ids = {external_id: row["id"] for external_id, row in stored.items()}
+    changed = [a for a in ads if a.external_id not in stored or _differs(a, stored[a.external_id])]
+    rewritten = {a.external_id for a in changed}
+    stale = [
+        row["id"]
+        for external_id, row in stored.items()
+        if external_id not in rewritten and row["last_seen_at"] <= now - LAST_SEEN_RESOLUTION
+    ]
+    if stale:
+        Ad.objects.filter(pk__in=stale).update(last_seen_at=now)
+    if not changed:
+        return ad_ids
     rows = [
         Ad(
             source=source,
@@ -82,12 +112,18 @@ def _upsert_ads(ads, source, now):
             first_seen_at=now,
             last_seen_at=now,
         )
-        for a in ads
+        for a in changed
     ]
     Ad.objects.bulk_create(rows, update_conflicts=True, unique_fields=["source", "external_id"], update_fields=UPDATE_FIELDS)
-    # Not every backend returns the pks of updated rows: read them back.
-    ids = [a.external_id for a in ads]
-    return dict(Ad.objects.filter(source=source, external_id__in=ids).values_list("external_id", "id"))
+    # Not every backend returns the pks of updated rows: read the new ones back.
+    new = [a.external_id for a in changed if a.external_id not in stored]
+    if new:
+        ad_ids.update(Ad.objects.filter(source=source, external_id__in=new).values_list("external_id", "id"))
+    return ad_ids
+
+
+def _differs(ad, row):
+    return any(getattr(ad, name) != row[name] for name in CONTENT_FIELDS)
 
 
 def _record_price_changes(ads, old_prices, ad_ids, now):

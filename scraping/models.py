@@ -33,7 +33,8 @@ class ScrapeRun(models.Model):
 
     FINISHED_STATUSES = [Status.DONE, Status.FAILED, Status.BANNED, Status.CANCELLED]
 
-    keyword = models.ForeignKey("tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
+    # No index of its own: scraperun_keyword_idx (keyword, -started_at) serves lookups by keyword.
+    keyword = models.ForeignKey("tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs", db_index=False)
     source = models.CharField(max_length=32)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
     started_at = models.DateTimeField(default=timezone.now)
@@ -63,6 +64,10 @@ class ScrapeRun(models.Model):
             models.Index(fields=["keyword", "-started_at"], name="scraperun_keyword_idx"),
             # Runs of the last 24 h by status (/stats, dashboard).
             models.Index(fields=["started_at", "status"], name="scraperun_recent_idx"),
+            # Runs of one status, newest first: the changelist filtered by status
+            # (WHERE status = 'failed' ORDER BY started_at DESC), the dashboard's
+            # links to failed runs, and retention's "latest done/failed run" probes.
+            models.Index(fields=["status", "started_at"], name="scraperun_status_idx"),
         ]
 
     def __str__(self):

@@ -17,6 +17,7 @@ from scraping.claims import claim_due_keywords
 from scraping.credentials import check_credentials
 from scraping.failure_monitor import check_failures
 from scraping.models import ScrapeRun
+from scraping.retention import prune_if_due
 from tracker.models import Heartbeat, Keyword
 
 logger = logging.getLogger(__name__)
@@ -28,6 +29,7 @@ def tick():
     sent = _step("send notifications", lambda: process_queue(limit=settings.NOTIFY_BATCH))
     reaped = _step("reap zombies", lambda: reap_zombies(now))
     _step("check credentials", lambda: check_credentials(now))
+    _step("retention", lambda: prune_if_due(now))
     runs = claim_due_keywords(now)
     for run in runs:
         enqueue_scrape(run)

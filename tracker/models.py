@@ -163,7 +163,8 @@ class Ad(models.Model):
 class KeywordAd(models.Model):
     """Which keyword found which ad, and when it first did."""
 
-    keyword = models.ForeignKey(Keyword, on_delete=models.CASCADE, related_name="matches")
+    # No index of its own: keywordad_unique (keyword, ad) serves lookups by keyword.
+    keyword = models.ForeignKey(Keyword, on_delete=models.CASCADE, related_name="matches", db_index=False)
     ad = models.ForeignKey(Ad, on_delete=models.CASCADE, related_name="matches")
     found_at = models.DateTimeField(default=timezone.now)
     # The price this keyword last saw. A drop is judged against it, not against
@@ -190,7 +191,8 @@ class PriceChangeQuerySet(models.QuerySet):
 
 
 class PriceChange(models.Model):
-    ad = models.ForeignKey(Ad, on_delete=models.CASCADE, related_name="price_changes")
+    # No index of its own: pricechange_ad_idx (ad, seen_at) serves lookups by ad.
+    ad = models.ForeignKey(Ad, on_delete=models.CASCADE, related_name="price_changes", db_index=False)
     old_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     new_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     seen_at = models.DateTimeField(default=timezone.now)

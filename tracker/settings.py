@@ -262,6 +262,14 @@ DJANGO_SUPERUSER_PASSWORD = secret("DJANGO_SUPERUSER_PASSWORD")
 
 # (end of health settings)
 
+# --- Retention (scraping/retention.py, daily from the tick and `manage.py prune`) ---
+
+# Scrape runs (and django-q2 failure rows) older than this are deleted; each
+# keyword keeps its latest done and latest failed run whatever their age.
+RETENTION_RUNS_DAYS = env.int("RETENTION_RUNS_DAYS", default=30)
+# Sent, cancelled and dead notifications older than this are deleted (pending never).
+RETENTION_NOTIFICATIONS_DAYS = env.int("RETENTION_NOTIFICATIONS_DAYS", default=90)
+
 # --- Logging ---------------------------------------------------------------
 
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()

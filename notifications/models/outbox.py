@@ -113,7 +113,8 @@ class Notification(models.Model):
         DEAD = "dead"
         CANCELLED = "cancelled"
 
-    chat = models.ForeignKey(TelegramChat, on_delete=models.CASCADE, related_name="notifications")
+    # No index of its own: notification_chat_idx (chat, status) serves lookups by chat.
+    chat = models.ForeignKey(TelegramChat, on_delete=models.CASCADE, related_name="notifications", db_index=False)
     ad = models.ForeignKey("tracker.Ad", null=True, blank=True, on_delete=models.CASCADE, related_name="notifications")
     keyword = models.ForeignKey("tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="notifications")
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -159,6 +160,17 @@ class Notification(models.Model):
             models.Index(fields=["status", "next_attempt_at"], name="notification_due_idx"),
             # A chat's queue (mute handling, /status, digests).
             models.Index(fields=["chat", "status"], name="notification_chat_idx"),
+            # The admin changelist's default order (ORDER BY created_at DESC, id DESC)
+            # and retention's created_at cutoff.
+            models.Index(fields=["created_at", "id"], name="notification_created_idx"),
+            # /health's outbox figures (operations/health.py: WHERE status IN
+            # ('pending', 'dead'), counts per status, oldest pending created_at):
+            # small however many sent rows the table holds.
+            models.Index(
+                fields=["status", "created_at"],
+                condition=Q(status__in=["pending", "dead"]),
+                name="notification_open_idx",
+            ),
         ]
 
     def __str__(self):

@@ -7,7 +7,8 @@ from notifications.models.chats import TelegramChat
 
 
 class Subscription(models.Model):
-    chat = models.ForeignKey(TelegramChat, on_delete=models.CASCADE, related_name="subscriptions")
+    # No index of its own: subscription_unique (chat, keyword) serves lookups by chat.
+    chat = models.ForeignKey(TelegramChat, on_delete=models.CASCADE, related_name="subscriptions", db_index=False)
     keyword = models.ForeignKey("tracker.Keyword", on_delete=models.CASCADE, related_name="subscriptions")
     # "Mute this keyword" from a notification's button.
     muted_until = models.DateTimeField(null=True, blank=True)

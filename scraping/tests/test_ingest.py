@@ -156,3 +156,46 @@ def test_a_drop_stored_by_another_keyword_still_notifies_this_keywords_chat():
     drops = Notification.objects.filter(kind="price_drop")
     assert sorted(n.chat_id for n in drops) == sorted([first_sub.chat_id, second_sub.chat_id])
     assert {(n.old_price, n.price) for n in drops} == {(Decimal("100"), Decimal("80"))}
+
+
+def ad_writes(queries):
+    """UPDATE statements and upserts that touched the ad table."""
+    return [
+        q["sql"]
+        for q in queries.captured_queries
+        if 'UPDATE "tracker_ad"' in q["sql"] or ('INSERT INTO "tracker_ad"' in q["sql"] and "ON CONFLICT" in q["sql"])
+    ]
+
+
+def test_an_unchanged_page_writes_no_ad_row():
+    keyword = make_keyword()
+    ingest_page(keyword, parsed(20), source="willhaben", now=T0)
+    with CaptureQueriesContext(connection) as queries:
+        result = ingest_page(keyword, parsed(20), source="willhaben", now=T0 + timedelta(minutes=5))
+    assert ad_writes(queries) == []
+    assert result.counts.ads_seen == 20
+    assert set(Ad.objects.values_list("last_seen_at", flat=True)) == {T0}
+
+
+def test_last_seen_moves_hourly_in_one_update_of_that_column_only():
+    keyword = make_keyword()
+    ingest_page(keyword, parsed(20), source="willhaben", now=T0)
+    later = T0 + timedelta(hours=1, minutes=1)
+    with CaptureQueriesContext(connection) as queries:
+        ingest_page(keyword, parsed(20), source="willhaben", now=later)
+    (update,) = ad_writes(queries)
+    assert update.startswith('UPDATE "tracker_ad" SET "last_seen_at"') and '"title"' not in update
+    assert set(Ad.objects.values_list("last_seen_at", flat=True)) == {later}
+
+
+def test_only_the_changed_ad_of_a_page_is_rewritten():
+    keyword = make_keyword()
+    ingest_page(keyword, parsed(20), source="willhaben", now=T0)
+    page = parsed(20)
+    page[3] = ParsedAd(**{**page[3].__dict__, "title": "Renamed"})
+    with CaptureQueriesContext(connection) as queries:
+        ingest_page(keyword, page, source="willhaben", now=T0 + timedelta(minutes=5))
+    (upsert,) = ad_writes(queries)
+    assert upsert.count("Renamed") == 1 and "Grafikkarte" not in upsert
+    assert Ad.objects.get(external_id=page[3].external_id).title == "Renamed"
+    assert Ad.objects.filter(last_seen_at=T0).count() == 19
