@@ -53,12 +53,12 @@ class TelegramChatAdmin(admin.ModelAdmin):
     def subscriptions_count(self, obj):
         return obj.n_subscriptions
 
-    @admin.action(description="Approve (pending → active)")
+    @admin.action(description="Approve (pending → active)", permissions=["change"])
     def approve(self, request, queryset):
         done = sum(chat.approve() for chat in queryset.filter(status=TelegramChat.Status.PENDING))
         self.message_user(request, f"{done} chat(s) approved and welcomed; {queryset.count() - done} were not pending.")
 
-    @admin.action(description="Block (stop sending, cancel queued)")
+    @admin.action(description="Block (stop sending, cancel queued)", permissions=["change"])
     def block(self, request, queryset):
         chats = queryset.exclude(status=TelegramChat.Status.BLOCKED)
         cancelled = [chat.block(f"blocked by {request.user}") for chat in chats]
@@ -97,12 +97,12 @@ class NotificationAdmin(admin.ModelAdmin):
     def short_error(self, obj):
         return obj.last_error[:120]
 
-    @admin.action(description="Retry now (dead or pending → pending, due now)")
+    @admin.action(description="Retry now (dead or pending → pending, due now)", permissions=["change"])
     def retry_now(self, request, queryset):
         done = sum(n.retry_now() for n in queryset)
         self.message_user(request, f"{done} notification(s) queued to send now; {queryset.count() - done} skipped (sent or cancelled).")
 
-    @admin.action(description="Cancel (pending only)")
+    @admin.action(description="Cancel (pending only)", permissions=["change"])
     def cancel(self, request, queryset):
         done = sum(n.cancel(f"cancelled by {request.user}") for n in queryset)
         level = messages.SUCCESS if done else messages.WARNING

@@ -3,14 +3,30 @@
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 
+# Values copied from docs/.env.example, or keys too short to be secret, are refused like a missing key.
+PLACEHOLDER_SECRETS = ("change-me", "changeme", "django-insecure-", "your-secret", "secret-key-here")
+MIN_SECRET_KEY_LENGTH = 20
+
+
+def secret_key_problem(key):
+    """Why `key` is no real secret (a sentence), or None."""
+    if key == settings.DEV_SECRET_KEY:
+        return "SECRET_KEY is not set and DEBUG is off."
+    if any(marker in key.lower() for marker in PLACEHOLDER_SECRETS):
+        return "SECRET_KEY is a placeholder (as in .env.example) and DEBUG is off."
+    if len(key) < MIN_SECRET_KEY_LENGTH or len(set(key)) < 5:
+        return f"SECRET_KEY is too short or simple ({len(key)} characters; at least {MIN_SECRET_KEY_LENGTH}) and DEBUG is off."
+    return None
+
 
 @register(Tags.security, deploy=False)
 def check_secret_key(app_configs=None, **kwargs):
-    if settings.DEBUG or settings.SECRET_KEY != settings.DEV_SECRET_KEY:
+    problem = None if settings.DEBUG else secret_key_problem(settings.SECRET_KEY)
+    if problem is None:
         return []
     return [
         Error(
-            "SECRET_KEY is not set and DEBUG is off.",
+            problem,
             hint="Set SECRET_KEY to a long random string (python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
             "or set DEBUG=true for local development.",
             id="lago.E001",

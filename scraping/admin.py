@@ -4,7 +4,9 @@ from django.contrib import admin
 from django.utils.html import format_html
 
 from lib.badges import badge
-from scraping import admin_keywords  # noqa: F401 (registers the Keyword admin over tracker's)
+
+# Registered for their side effect: the Keyword admin over tracker's, the allow-listed Schedule admin.
+from scraping import admin_keywords, admin_schedules  # noqa: F401
 from scraping.models import ScrapeRun
 
 

@@ -97,7 +97,7 @@ class KeywordAdmin(tracker_admin.KeywordAdmin):
     def subscribers(self, obj):
         return obj.n_subscribers
 
-    @admin.action(description="Run now (enqueue a scrape)")
+    @admin.action(description="Run now (enqueue a scrape)", permissions=["change"])
     def run_now(self, request, queryset):
         for keyword in queryset:
             run, skip = claim_keyword_now(keyword)

@@ -106,17 +106,17 @@ class KeywordAdmin(admin.ModelAdmin):
             return ""
         return badge("failed", f"zero results since {date_format(timezone.localtime(obj.zero_result_alert_at), 'SHORT_DATE_FORMAT')}")
 
-    @admin.action(description="Pause (stop scheduling)")
+    @admin.action(description="Pause (stop scheduling)", permissions=["change"])
     def pause(self, request, queryset):
         done = queryset.pause()
         self.message_user(request, f"{done} keyword(s) paused.")
 
-    @admin.action(description="Resume (due now)")
+    @admin.action(description="Resume (due now)", permissions=["change"])
     def resume(self, request, queryset):
         done = queryset.resume()
         self.message_user(request, f"{done} keyword(s) resumed.")
 
-    @admin.action(description="Reset cursor (next run pages through all results)…")
+    @admin.action(description="Reset cursor (next run pages through all results)…", permissions=["change"])
     def reset_cursor(self, request, queryset):
         # Like Django's delete confirmation: the first POST shows the page, the second (with "confirm") acts.
         if request.POST.get("confirm") == "yes":

@@ -7,7 +7,7 @@ one worker thread with its own connection; tests: the test's own thread).
 
 import logging
 
-from telegram import LinkPreviewOptions, Update
+from telegram import LinkPreviewOptions, MessageEntity, Update
 from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
@@ -35,11 +35,17 @@ def chat_ref(update: Update) -> ChatRef:
 
 
 def command_name(message) -> str | None:
-    """ "/Subscribe@lago_bot 12" → "subscribe"; None when the message is not a command."""
-    text = (message.text or "") if message else ""
-    if not text.startswith("/"):
+    """ "/Subscribe@lago_bot 12" → "subscribe"; None when the message is not a command.
+
+    Read exactly as PTB's CommandHandler reads it: the bot_command entity at offset 0
+    ("/stats." → "stats"), so the gate judges the command the handler will run.
+    """
+    if message is None or not message.text or not message.entities:
         return None
-    return text.split()[0][1:].partition("@")[0].lower() or None
+    entity = message.entities[0]
+    if entity.type != MessageEntity.BOT_COMMAND or entity.offset != 0:
+        return None
+    return message.text[1 : entity.length].partition("@")[0].lower() or None
 
 
 async def send(bot, chat_id, reply: Reply):
@@ -58,7 +64,8 @@ async def gate(update: Update, context: ContextTypes.DEFAULT_TYPE):
     """
     if update.effective_chat is None:
         raise ApplicationHandlerStop  # inline queries, polls: nothing for us
-    message = update.message
+    # Edited messages too: CommandHandler runs commands from edits as well.
+    message = update.effective_message if update.callback_query is None else None
     if update.my_chat_member or (message and (message.migrate_to_chat_id or message.migrate_from_chat_id)):
         return
     command = command_name(message)
@@ -110,8 +117,8 @@ def command(service):
 
 
 async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE):
-    name = command_name(update.message) or "?"
-    await update.message.reply_html(f"Unknown command /{esc(name[:40])}. Try /help.")
+    name = command_name(update.effective_message) or "?"
+    await update.effective_message.reply_html(f"Unknown command /{esc(name[:40])}. Try /help.")
 
 
 async def not_a_command(update: Update, context: ContextTypes.DEFAULT_TYPE):
@@ -178,5 +185,9 @@ def _describe(update):
     if not isinstance(update, Update):
         return repr(update)[:200]
     chat = update.effective_chat.id if update.effective_chat else None
-    kind = "callback " + repr(update.callback_query.data) if update.callback_query else repr(command_name(update.message) or "update")
+    kind = (
+        "callback " + repr(update.callback_query.data)
+        if update.callback_query
+        else repr(command_name(update.effective_message) or "update")
+    )
     return f"update {update.update_id} ({kind}) from chat {chat}"

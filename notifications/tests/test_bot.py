@@ -411,3 +411,17 @@ def test_gate_fails_closed(bot, member, monkeypatch, caplog):
     assert "Something went wrong" in reply
     assert chat(ALLOWED).muted_until is None
     assert any("gate broke" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+
+
+@pytest.mark.parametrize("text", ["/stats.", "/stats,", "/health!", "/stats-x", "/STATS:"])
+def test_admin_commands_with_trailing_punctuation_are_refused_too(bot, member, text):
+    # Telegram's bot_command entity ends before the punctuation: PTB's CommandHandler runs /stats.
+    name = "health" if "health" in text else "stats"
+    assert bot.reply(ALLOWED, text) == f"/{name} is for admins only. Try /help."
+
+
+@pytest.mark.parametrize("text", ["/stats", "/health", "/stats."])
+def test_editing_a_message_into_an_admin_command_is_refused(bot, member, text):
+    name = "health" if "health" in text else "stats"
+    assert bot.reply(ALLOWED, text, edited=True) == f"/{name} is for admins only. Try /help."
+    assert "Lago stats" in bot.reply(ADMIN, "/stats", edited=True)

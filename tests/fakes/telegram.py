@@ -21,6 +21,7 @@ getUpdates honours `offset` (older updates count as confirmed and are dropped) a
 import itertools
 import json
 import math
+import re
 import threading
 import time
 from collections import defaultdict, deque
@@ -28,6 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
 SEND_METHODS = {"sendMessage", "sendPhoto"}
+# What Telegram marks as a bot_command entity: "/stats." → "/stats", "/x@bot 1" → "/x@bot".
+COMMAND_ENTITY = re.compile(r"/[A-Za-z0-9_]{1,32}(@[A-Za-z0-9_]{3,32})?")
 BOT_USER = {"id": 4242, "is_bot": True, "first_name": "Lago", "username": "lago_test_bot"}
 
 
@@ -149,14 +152,17 @@ class FakeTelegram:
             self.pushed.notify_all()
         return update
 
-    def push_message(self, chat_id, text, *, user_id=None, chat_type=None, title=None, username=None, **extra):
-        """A text message (a bot_command entity when it starts with "/")."""
+    def push_message(self, chat_id, text, *, user_id=None, chat_type=None, title=None, username=None, edited=False, **extra):
+        """A text message (a bot_command entity where Telegram marks one); `edited`: an edited_message."""
         message = _message(chat_id, user_id, chat_type, title, username)
         message["text"] = text
-        if text.startswith("/"):
-            message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+        command = COMMAND_ENTITY.match(text)
+        if command:
+            message["entities"] = [{"type": "bot_command", "offset": 0, "length": command.end()}]
+        if edited:
+            message["edit_date"] = int(time.time())
         message.update(extra)
-        return self.push_update({"message": message})
+        return self.push_update({"edited_message" if edited else "message": message})
 
     def push_callback(self, chat_id, data, *, message_id=1, user_id=None, message_text="(message with buttons)"):
         """A button press on message `message_id` in `chat_id`."""

@@ -102,3 +102,27 @@ def test_redis_broker_takes_redis_url_and_drops_orm():
     conf = _cluster_conf(Q_BROKER="redis", REDIS_URL="redis://10.0.0.5:6380/2")
     assert conf["redis"] == "redis://10.0.0.5:6380/2"
     assert "orm" not in conf
+
+
+@pytest.mark.parametrize(
+    "secret", ["change-me-to-a-long-random-string", "short-key", "django-insecure-abcdefghijklmnopqrstuvwxyz", "a" * 60]
+)
+def test_placeholder_or_short_secret_key_is_refused_without_debug(secret):
+    with override_settings(DEBUG=False, SECRET_KEY=secret):
+        errors = checks.check_secret_key()
+    assert [e.id for e in errors] == ["lago.E001"]
+    assert secret not in errors[0].msg
+
+
+def test_the_env_example_secret_key_is_refused():
+    example = (settings.BASE_DIR / ".env.example").read_text()
+    secret = next(line.split("=", 1)[1] for line in example.splitlines() if line.startswith("SECRET_KEY="))
+    with override_settings(DEBUG=False, SECRET_KEY=secret):
+        assert [e.id for e in checks.check_secret_key()] == ["lago.E001"]
+    with override_settings(DEBUG=False, SECRET_KEY="Zq8-real-random-secret-Xy71kLmN0pQ"):
+        assert checks.check_secret_key() == []
+
+
+def test_password_validators_are_configured():
+    names = {v["NAME"].rsplit(".", 1)[1] for v in settings.AUTH_PASSWORD_VALIDATORS}
+    assert {"MinimumLengthValidator", "CommonPasswordValidator", "NumericPasswordValidator"} <= names

@@ -8,7 +8,9 @@ import os
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
 
 
 class Command(BaseCommand):
@@ -31,5 +33,10 @@ class Command(BaseCommand):
             if options["verbosity"] > 1:
                 self.stdout.write(f"Admin user {username!r} already exists.")
             return
+        try:
+            validate_password(password, User(username=username, email=os.environ.get("DJANGO_SUPERUSER_EMAIL", "")))
+        except ValidationError as exc:
+            # The messages describe the rule broken, never the password itself.
+            raise CommandError("DJANGO_SUPERUSER_PASSWORD is too weak: " + " ".join(exc.messages)) from None
         User.objects.create_superuser(username=username, email=os.environ.get("DJANGO_SUPERUSER_EMAIL", ""), password=password)
         self.stdout.write(self.style.SUCCESS(f"Created admin user {username!r}."))
