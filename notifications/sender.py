@@ -146,17 +146,22 @@ def _deliver(unit) -> Outcome:
     rows = [n for n in (Notification.objects.claim(pk, now, settings.NOTIFY_CLAIM_LEASE_S) for pk in unit.pks) if n]
     if not rows:
         return Outcome()
-    if unit.is_digest:
-        rendered, listed = render_digest(rows, unit.backlog)
-        for extra in rows[listed:]:
-            extra.release()
-        rows = rows[:listed]
-    else:
-        rendered = render(rows[0])
     try:
+        if unit.is_digest:
+            rendered, listed = render_digest(rows, unit.backlog)
+            for extra in rows[listed:]:
+                extra.release()
+            rows = rows[:listed]
+        else:
+            rendered = render(rows[0])
         message_id = _send(rows[0].chat, rendered)
     except DeliveryError as err:
         return _failed(rows, err)
+    except Exception as exc:  # a bug or odd data in one row must not abort the batch
+        logger.exception("notifications: sending %s to chat %s crashed", [n.pk for n in rows], rows[0].chat.chat_id)
+        for n in rows:
+            n.mark_failed(f"unexpected error: {exc!r}"[:500])
+        return Outcome(attempted=1)
     sent_at = timezone.now()
     for n in rows:
         n.mark_sent(message_id, sent_at)

@@ -146,11 +146,20 @@ def send_message(chat_id: int, text: str, photo_url: str | None = None, reply_ma
     """
     with _lock:
         rt = runtime()
+        if photo_url and not is_web_url(photo_url):
+            # python-telegram-bot uploads any local file a string names: never hand it anything but a web URL.
+            logger.warning("telegram: photo for chat %s is not an http(s) URL (%r); sending as text", chat_id, str(photo_url)[:80])
+            photo_url = None
         try:
             message = rt.run(_send(rt.bot, chat_id, text, photo_url, reply_markup, plain_text))
         except TelegramError as exc:
             raise to_delivery_error(exc) from None
         return message.message_id
+
+
+def is_web_url(value) -> bool:
+    """Is `value` a string holding an absolute http(s) URL (the only photo we send)?"""
+    return isinstance(value, str) and value.lower().startswith(("https://", "http://")) and "\x00" not in value
 
 
 async def _send(bot, chat_id, text, photo_url, reply_markup, plain_text):

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from scraping.counts import RunCounts
-from scraping.errors import SourceError
+from scraping.errors import SourceError, body_excerpt
 from scraping.ingest import ingest_page
 from scraping.models import ScrapeRun
 from scraping.sources import UnknownSource, get_handler
@@ -61,6 +61,7 @@ def _scrape(keyword, max_pages, dry_run, on_page):
         ):
             last_page = page
             counts.pages += 1
+            _note_bad_ads(outcome, keyword, page)
             result = None if dry_run else ingest_page(keyword, page.ads, source=keyword.source, notify=notify)
             if result is None:
                 counts.ads_seen += len(page.ads)
@@ -81,6 +82,18 @@ def _scrape(keyword, max_pages, dry_run, on_page):
     if not dry_run and keys:
         advance_cursor(keyword, max(keys))
     return outcome
+
+
+def _note_bad_ads(outcome, keyword, page):
+    """Ads the parser skipped: counted in counters.bad_ads, the first one's reason in the run's detail."""
+    bad = page.extra.get("bad_ads") or []
+    if not bad:
+        return
+    counts = outcome.counts
+    counts.extra["bad_ads"] = counts.extra.get("bad_ads", 0) + len(bad)
+    logger.warning("keyword %s: page %d: skipped %d ad(s) that cannot be stored, e.g. %s", keyword.pk, page.number, len(bad), bad[0])
+    if not outcome.detail:
+        outcome.detail = body_excerpt(f"skipped ad(s) that cannot be stored, e.g. {bad[0]}")
 
 
 def _note_coverage_gap(counts, keyword, cursor, last_page, max_pages):

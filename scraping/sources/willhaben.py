@@ -18,6 +18,7 @@ from django.conf import settings
 from scraping import http
 from scraping.errors import BadQuery, FetchError, ParseError
 from scraping.sources.base import Page, ParsedAd, Source
+from scraping.sources.fit import BadAd, fit_ad
 
 API_PREFIX = "/webapi/iad/search/atz/seo/"
 MARKETPLACE_PATH = "kaufen-und-verkaufen/marktplatz"
@@ -124,15 +125,24 @@ def parse_body(content):
 
 def build_page(result, *, number, rows, cursor, body=b""):
     raw_ads = result["advertSummaryList"].get("advertSummary") or []
+    ads, bad = [], []
     try:
-        ads = [parse_ad(raw) for raw in raw_ads]
+        for raw in raw_ads:
+            try:
+                ads.append(fit_ad(parse_ad(raw)))
+            except BadAd as exc:
+                # One ad the columns cannot hold: skip it, keep the page (counted as bad_ads).
+                bad.append(str(exc))
         rows_found = int(result.get("rowsFound", 0))
-        rows_returned = int(result.get("rowsReturned", len(ads)))
+        rows_returned = int(result.get("rowsReturned", len(raw_ads)))
     except (KeyError, TypeError, ValueError, AttributeError, InvalidOperation) as exc:
         # AttributeError: a list or number where an object belongs (e.g. advertImage: [1]).
         raise ParseError(f"unexpected ad format: {exc!r}", body=body) from None
     is_last = rows_returned < rows or number * rows >= rows_found
-    return Page(number=number, ads=ads, rows_found=rows_found, reached_cursor=reaches_cursor(ads, cursor), is_last=is_last)
+    page = Page(number=number, ads=ads, rows_found=rows_found, reached_cursor=reaches_cursor(ads, cursor), is_last=is_last)
+    if bad:
+        page.extra["bad_ads"] = bad
+    return page
 
 
 def reaches_cursor(ads, cursor):
@@ -176,12 +186,12 @@ def parse_ad(raw):
     seo_url = first("SEO_URL").lstrip("/")
     return ParsedAd(
         external_id=external_id,
-        title=(first("HEADING") or raw.get("description") or "")[:500],
+        title=str(first("HEADING") or raw.get("description") or ""),
         price=_price(first("PRICE") or first("PRICE/AMOUNT")),
         url=AD_URL_BASE + seo_url if seo_url else f"{AD_URL_BASE}object?adId={external_id}",
-        location=first("LOCATION")[:200],
-        postcode=first("POSTCODE")[:16],
-        image_url=_image(raw)[:1000],
+        location=first("LOCATION"),
+        postcode=first("POSTCODE"),
+        image_url=_image(raw),
         published_at=_published(first("PUBLISHED"), first("PUBLISHED_String")),
         is_top="RESULT_LIST_TOPAD" in attrs,
     )
@@ -189,14 +199,23 @@ def parse_ad(raw):
 
 def _price(value):
     # Missing means "price on request"; a present but unreadable price is a format change.
-    return Decimal(value).quantize(CENT) if value else None
+    if not value:
+        return None
+    price = Decimal(value)
+    try:
+        return price.quantize(CENT) if price.is_finite() else price
+    except InvalidOperation:
+        raise BadAd(f"price {value[:40]!r} does not fit the price column") from None
 
 
 def _published(epoch_ms, iso):
-    if epoch_ms:
-        return datetime.fromtimestamp(int(epoch_ms) / 1000, tz=UTC)
-    if iso:
-        return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    try:
+        if epoch_ms:
+            return datetime.fromtimestamp(int(epoch_ms) / 1000, tz=UTC)
+        if iso:
+            return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except (OverflowError, OSError) as exc:
+        raise BadAd(f"publication time {epoch_ms or iso!r} is out of range: {exc}") from None
     return None
 
 

@@ -7,6 +7,8 @@
     server.fail(status=500, times=2)            # generic failure rule (see fail())
     server.hang(seconds=5)                      # no answer for a while, message not delivered
     server.forbid(chat_id) / server.parse_error() / server.migrate(chat_id, new_id) / server.fail_photo()
+    server.bad_results = 1                      # next send answers ok with a result that is not a Message
+    server.uploads                              # bodies of multipart requests (a file was uploaded)
     server.down = True                          # connections closed without an answer
     server.count_429, server.requests
 
@@ -87,6 +89,8 @@ class FakeTelegram:
             self.polls = self.webhook_deletes = 0
             self.stopping = False
             self.count_429 = 0
+            self.bad_results = 0
+            self.uploads = []
             self.limits = None
             self.sent_at = deque()
             self.chat_sent_at = defaultdict(deque)
@@ -277,6 +281,9 @@ class FakeTelegram:
 
     def _send(self, method, params, chat_id):
         with self.lock:
+            if self.bad_results:
+                self.bad_results -= 1
+                return 200, {"ok": True, "result": "not a message"}
             wait = self._limit_wait(chat_id, time.monotonic())
             if wait:
                 self.count_429 += 1
@@ -380,7 +387,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._dispatch({k: v[0] for k, v in parse_qs(query).items()})
 
     def _body_params(self):
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.headers.get("Content-Type", "").startswith("multipart/"):
+            with self.fake.lock:
+                self.fake.uploads.append(raw)
+        raw = raw.decode("utf-8", "replace")
         if self.headers.get("Content-Type", "").startswith("application/json"):
             return json.loads(raw or "{}")
         return {k: v[0] for k, v in parse_qs(raw).items()}

@@ -1,0 +1,75 @@
+"""Does a parsed ad fit the `Ad` columns? One hostile ad must not sink its page.
+
+`fit_ad` returns the ad as it will be stored, or raises `BadAd` when it cannot be
+stored faithfully (a price that is NaN/infinite or too big for the column, an id or
+URL too long or holding NUL). Text that can be shortened without losing the ad
+(title, location, postcode) is clipped and freed of NUL characters, which PostgreSQL
+text cannot hold. An image URL that is not an absolute http(s) URL is dropped: the
+sender hands it to Telegram, which would upload any local file it names.
+"""
+
+from dataclasses import replace
+from decimal import Decimal
+from urllib.parse import urlsplit
+
+from tracker.models import Ad
+
+
+class BadAd(ValueError):
+    """The ad cannot be stored as the marketplace sent it; it is skipped, the page goes on."""
+
+
+def _max_length(name):
+    return Ad._meta.get_field(name).max_length
+
+
+def _price_limit():
+    field = Ad._meta.get_field("price")
+    return Decimal(10) ** (field.max_digits - field.decimal_places)
+
+
+def fit_ad(ad):
+    """The ad clipped to its columns, or BadAd saying why it cannot be stored."""
+    external_id = _exact(ad.external_id, "external_id", required=True)
+    url = _exact(ad.url, "url", required=True)
+    price = ad.price
+    if price is not None:
+        if not price.is_finite():
+            raise BadAd(f"ad {external_id}: price {price} is not a number")
+        if abs(price) >= _price_limit():
+            raise BadAd(f"ad {external_id}: price {price} does not fit the price column")
+    return replace(
+        ad,
+        external_id=external_id,
+        url=url,
+        title=_clip(ad.title, "title"),
+        location=_clip(ad.location, "location"),
+        postcode=_clip(ad.postcode, "postcode"),
+        image_url=image_url(ad.image_url),
+    )
+
+
+def image_url(value):
+    """`value` if it is an absolute http(s) URL that fits its column, else ""."""
+    value = value or ""
+    if "\x00" in value or len(value) > _max_length("image_url"):
+        return ""
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return ""
+    return value if parts.scheme.lower() in ("http", "https") and parts.netloc else ""
+
+
+def _exact(value, name, required=False):
+    if required and not value:
+        raise BadAd(f"ad without {name}")
+    if "\x00" in value:
+        raise BadAd(f"{name} {value[:80]!r} holds a NUL character")
+    if len(value) > _max_length(name):
+        raise BadAd(f"{name} is {len(value)} characters, the column holds {_max_length(name)}: {value[:80]!r}")
+    return value
+
+
+def _clip(value, name):
+    return value.replace("\x00", "")[: _max_length(name)]
