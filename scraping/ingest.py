@@ -12,6 +12,8 @@ What is stored and what is notified:
   active and whose subscription is not muted; the outbox's unique constraint
   makes a second keyword of the same chat a no-op (Notification.objects.fan_out).
 * A moved price (up, down, to or from "on request") writes a `PriceChange`.
+* `quiet_before` (a deep sweep's cursor): an ad linked for the first time whose
+  (published_at, id) is at or before it is backlog, not news: linked, not notified.
 """
 
 from dataclasses import dataclass, field
@@ -46,7 +48,7 @@ def passes_filters(keyword, ad):
     return not any(word in title for word in keyword.excluded_list())
 
 
-def ingest_page(keyword, ads, *, source, notify=True, now=None):
+def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=None):
     """Upsert `ads` (ParsedAds) for `keyword` and queue its notifications; returns an IngestResult."""
     now = now or timezone.now()
     ads = list({ad.external_id: ad for ad in ads}.values())  # a page may repeat a top ad
@@ -59,10 +61,18 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None):
         ad_ids = _upsert_ads(ads, source, now)
         changes = _record_price_changes(ads, old_prices, ad_ids, now)
         new_ids, dropped = _link(keyword, ads, ad_ids, old_prices, now)
-        notes = _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, now) if notify else 0
+        news = new_ids - _backlog(ads, ad_ids, quiet_before)
+        notes = _queue_notifications(keyword, ads, ad_ids, news, dropped, now) if notify else 0
     by_id = {ad_id: external_id for external_id, ad_id in ad_ids.items()}
     counts = RunCounts(ads_seen=len(ads), ads_new=len(new_ids), price_drops=len(dropped), price_changes=changes, notifications=notes)
     return IngestResult(counts, frozenset(by_id[i] for i in new_ids), frozenset(by_id[i] for i in dropped))
+
+
+def _backlog(ads, ad_ids, cursor):
+    """Pks of ads published at or before `cursor` (None: no backlog)."""
+    if cursor is None:
+        return set()
+    return {ad_ids[a.external_id] for a in ads if a.published_at is None or a.sort_key <= cursor}
 
 
 def _upsert_ads(ads, source, now):

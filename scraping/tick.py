@@ -13,7 +13,7 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from notifications.sender import process_queue
-from scraping.claims import claim_due_keywords
+from scraping.claims import claim_due_keywords, claim_due_sweeps
 from scraping.credentials import check_credentials
 from scraping.models import ScrapeRun
 from tracker.models import Heartbeat, Keyword
@@ -27,7 +27,8 @@ def tick():
     sent = _step("send notifications", lambda: process_queue(limit=settings.NOTIFY_BATCH))
     reaped = _step("reap zombies", lambda: reap_zombies(now))
     _step("check credentials", lambda: check_credentials(now))
-    runs = claim_due_keywords(now)
+    # Sweeps first: a claimed sweep moves its keyword's next_run_at too (it reads page 1).
+    runs = claim_due_sweeps(now) + claim_due_keywords(now)
     for run in runs:
         enqueue_scrape(run)
     logger.info("tick: sent=%s reaped=%s claimed=%d", sent, reaped, len(runs))
