@@ -26,7 +26,8 @@ from notifications.models import Notification, Subscription, TelegramChat
 from scraping.counts import RunCounts
 from tracker.models import Ad, KeywordAd, PriceChange
 
-UPDATE_FIELDS = ["title", "price", "currency", "url", "location", "postcode", "image_url", "published_at", "last_seen_at"]
+# gone_at is written as NULL: an ad seen again is back (tracker.models.AdQuerySet.mark_gone).
+UPDATE_FIELDS = ["title", "price", "currency", "url", "location", "postcode", "image_url", "published_at", "last_seen_at", "gone_at"]
 
 
 @dataclass
@@ -36,6 +37,7 @@ class IngestResult:
     counts: RunCounts = field(default_factory=RunCounts)
     new: frozenset = frozenset()
     dropped: frozenset = frozenset()
+    ad_pks: frozenset = frozenset()  # every Ad of the page: a sweep's "seen" set
 
 
 def passes_filters(keyword, ad):
@@ -65,7 +67,7 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=Non
         notes = _queue_notifications(keyword, ads, ad_ids, news, dropped, now) if notify else 0
     by_id = {ad_id: external_id for external_id, ad_id in ad_ids.items()}
     counts = RunCounts(ads_seen=len(ads), ads_new=len(new_ids), price_drops=len(dropped), price_changes=changes, notifications=notes)
-    return IngestResult(counts, frozenset(by_id[i] for i in new_ids), frozenset(by_id[i] for i in dropped))
+    return IngestResult(counts, frozenset(by_id[i] for i in new_ids), frozenset(by_id[i] for i in dropped), frozenset(by_id))
 
 
 def _backlog(ads, ad_ids, cursor):
@@ -91,6 +93,7 @@ def _upsert_ads(ads, source, now):
             published_at=a.published_at,
             first_seen_at=now,
             last_seen_at=now,
+            gone_at=None,
         )
         for a in ads
     ]

@@ -16,7 +16,7 @@ from scraping.errors import SourceError
 from scraping.ingest import ingest_page
 from scraping.models import ScrapeRun
 from scraping.sources import UnknownSource, get_handler
-from tracker.models import Keyword
+from tracker.models import Ad, Keyword
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ def _scrape(keyword, max_pages, dry_run, on_page, sweep=False):
     notify = settings.NOTIFY_ON_FIRST_RUN or keyword.has_been_scraped()
     outcome = Outcome()
     counts = outcome.counts
-    keys = []
+    keys, seen = [], set()
     try:
         handler = get_handler(keyword.source)()
         last_page = None
@@ -81,6 +81,7 @@ def _scrape(keyword, max_pages, dry_run, on_page, sweep=False):
                 counts.ads_seen += len(page.ads)
             else:
                 counts.add(result.counts)
+                seen |= result.ad_pks
             keys += [ad.sort_key for ad in page.ads if ad.published_at]
             if on_page is not None:
                 on_page(page, result)
@@ -95,6 +96,9 @@ def _scrape(keyword, max_pages, dry_run, on_page, sweep=False):
     _note_coverage_gap(counts, keyword, None if sweep else cursor, last_page, max_pages)
     if not dry_run and keys:
         advance_cursor(keyword, max(keys))
+    if sweep and not dry_run and last_page is not None and last_page.is_last:
+        # Only a sweep that reached the end of the result set knows what is missing.
+        counts.extra["gone"] = Ad.objects.mark_gone(keyword, seen)
     return outcome
 
 

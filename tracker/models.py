@@ -128,6 +128,24 @@ class Keyword(models.Model):
             raise ValidationError(errors)
 
 
+class AdQuerySet(models.QuerySet):
+    def gone(self):
+        return self.filter(gone_at__isnull=False)
+
+    def mark_gone(self, keyword, seen_ids, now=None):
+        """Marks the ads `keyword` has linked but a complete sweep did not see (`seen_ids`: Ad pks).
+
+        Only ads inside the keyword's price range count: an ad the search no longer
+        asks for (the range was narrowed) is not gone. Returns how many were marked.
+        """
+        ads = self.filter(matches__keyword=keyword, gone_at__isnull=True).exclude(pk__in=seen_ids)
+        if keyword.price_min is not None:
+            ads = ads.filter(price__gte=keyword.price_min)
+        if keyword.price_max is not None:
+            ads = ads.filter(price__lte=keyword.price_max)
+        return self.filter(pk__in=list(ads.values_list("pk", flat=True))).update(gone_at=now or timezone.now())
+
+
 class Ad(models.Model):
     source = models.CharField(max_length=32)
     external_id = models.CharField(max_length=64)
@@ -142,7 +160,11 @@ class Ad(models.Model):
     published_at = models.DateTimeField(null=True, blank=True)
     first_seen_at = models.DateTimeField(default=timezone.now)
     last_seen_at = models.DateTimeField(default=timezone.now)
+    # Set when a complete deep sweep no longer found the ad (sold or removed); cleared when it reappears.
+    gone_at = models.DateTimeField(null=True, blank=True)
     keywords = models.ManyToManyField(Keyword, through="KeywordAd", related_name="ads", blank=True)
+
+    objects = AdQuerySet.as_manager()
 
     class Meta:
         ordering = ["-first_seen_at"]

@@ -12,7 +12,7 @@ from scraping.claims import claim_due_keywords, claim_due_sweeps
 from scraping.models import ScrapeRun
 from tests.factories import make_keyword, make_subscription
 from tests.fakes.willhaben_factory import BASE_TIME, make_raw_ads, set_price
-from tracker.models import Keyword, KeywordAd, PriceChange
+from tracker.models import Ad, Keyword, KeywordAd, PriceChange
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +86,28 @@ def test_sweeps_are_spread_over_the_period_and_claimed_like_runs(willhaben_serve
     assert claim_due_sweeps(later) == []
     skip = ScrapeRun.objects.get(status=ScrapeRun.Status.SKIPPED)
     assert (skip.error, skip.kind) == ("already_running", ScrapeRun.Kind.SWEEP)
+
+
+def test_a_complete_sweep_marks_missing_ads_gone_and_they_come_back(willhaben_server, thirty_ads):
+    keyword = make_keyword()
+    scrape(str(keyword.pk), "--sweep")
+    removed = thirty_ads.pop(20)
+    willhaben_server.set_ads(thirty_ads)
+    out = scrape(str(keyword.pk), "--sweep")
+    gone = Ad.objects.gone()
+    assert list(gone.values_list("external_id", flat=True)) == [removed["id"]]
+    assert ScrapeRun.objects.filter(kind="sweep", status="done").first().counters["gone"] == 1
+    assert "29 ads" in out
+    willhaben_server.set_ads([*thirty_ads, removed])
+    scrape(str(keyword.pk), "--sweep")
+    assert not Ad.objects.gone().exists()
+
+
+def test_a_sweep_that_hit_its_page_cap_marks_nothing_gone(willhaben_server, thirty_ads, settings):
+    keyword = make_keyword()
+    scrape(str(keyword.pk), "--sweep")
+    thirty_ads.pop(20)
+    settings.SCRAPE_SWEEP_MAX_PAGES = 1
+    willhaben_server.set_ads(thirty_ads + make_raw_ads(200, newest=BASE_TIME - timedelta(days=30)))  # 2 pages of 200
+    scrape(str(keyword.pk), "--sweep")
+    assert not Ad.objects.gone().exists()
