@@ -26,6 +26,7 @@ class ScrapeRunAdmin(admin.ModelAdmin):
         "id",
         "keyword",
         "source",
+        "kind",
         "status_badge",
         "error",
         "started_at",
@@ -36,13 +37,14 @@ class ScrapeRunAdmin(admin.ModelAdmin):
         "price_drops",
     ]
     list_select_related = ["keyword"]
-    list_filter = ["status", "error", "source", "keyword", ("started_at", admin.DateFieldListFilter)]
+    list_filter = ["status", "kind", "error", "source", "keyword", ("started_at", admin.DateFieldListFilter)]
     search_fields = ["keyword__query", "error", "detail"]
     date_hierarchy = "started_at"
     show_full_result_count = False
     fields = [
         "keyword",
         "source",
+        "kind",
         "status",
         "error",
         "started_at",

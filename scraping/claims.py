@@ -5,6 +5,10 @@ A claim moves `next_run_at` one interval ahead and creates the keyword's
 locked with SKIP LOCKED, so concurrent ticks split the work; elsewhere a
 conditional UPDATE on the old `next_run_at` decides who won. The partial
 unique index "one running run per keyword" is the last line of defence.
+
+Deep sweeps (`kind=sweep`) are claimed the same way on `next_sweep_at`, which
+moves SCRAPE_SWEEP_HOURS ahead. A sweep reads page 1 too, so its claim also
+moves `next_run_at`: the cursor run it would collide with is not needed.
 """
 
 import logging
@@ -38,6 +42,18 @@ def next_window(keyword, now):
     return now + timedelta(minutes=keyword.interval_minutes, seconds=jitter)
 
 
+def next_sweep(now):
+    return now + timedelta(hours=settings.SCRAPE_SWEEP_HOURS)
+
+
+def _moved_windows(keyword, now, kind):
+    """The Keyword fields a claim of `kind` moves ahead."""
+    fields = {"next_run_at": next_window(keyword, now)}
+    if kind == ScrapeRun.Kind.SWEEP:
+        fields["next_sweep_at"] = next_sweep(now)
+    return fields
+
+
 def skip_reason(keyword):
     """Why this keyword's window cannot run now, or None."""
     if ScrapeRun.objects.running().filter(keyword=keyword).exists():
@@ -59,60 +75,75 @@ def claim_due_keywords(now=None, limit=None):
     whole batch is claimed, and the caller enqueues the runs after commit.
     """
     now = now or timezone.now()
-    limit = limit or settings.SCHEDULER_CLAIM_LIMIT
     due = Keyword.objects.due(now).order_by("next_run_at", "id")
+    return _claim(due, "next_run_at", ScrapeRun.Kind.SCHEDULED, now, limit)
+
+
+def claim_due_sweeps(now=None, limit=None):
+    """Claims keywords whose deep sweep is due (first spreading new keywords' sweep times)."""
+    now = now or timezone.now()
+    Keyword.objects.schedule_sweeps(now)
+    due = Keyword.objects.sweep_due(now).order_by("next_sweep_at", "id")
+    return _claim(due, "next_sweep_at", ScrapeRun.Kind.SWEEP, now, limit)
+
+
+def _claim(due, window_field, kind, now, limit):
+    limit = limit or settings.SCHEDULER_CLAIM_LIMIT
     if connection.features.has_select_for_update_skip_locked:
         with transaction.atomic():
-            runs = [_claim_locked(kw, now) for kw in due.select_for_update(skip_locked=True)[:limit]]
+            runs = [_claim_locked(kw, now, kind) for kw in due.select_for_update(skip_locked=True)[:limit]]
     else:
-        runs = [_claim_conditional(kw, now) for kw in due[:limit]]
+        runs = [_claim_conditional(kw, now, window_field, kind) for kw in due[:limit]]
     return [run for run in runs if run is not None]
 
 
-def _claim_locked(keyword, now):
+def _claim_locked(keyword, now, kind):
     """The keyword row is locked by us: nobody else can claim it meanwhile."""
     with transaction.atomic():
         skip = skip_reason(keyword)
         if skip:
-            return _skip(keyword, skip, now)
-        keyword.next_run_at = next_window(keyword, now)
-        keyword.save(update_fields=["next_run_at"])
-        return _start_run(keyword, now)
+            return _skip(keyword, skip, now, kind)
+        fields = _moved_windows(keyword, now, kind)
+        Keyword.objects.filter(pk=keyword.pk).update(**fields)
+        for name, value in fields.items():
+            setattr(keyword, name, value)
+        return _start_run(keyword, now, kind)
 
 
-def _claim_conditional(keyword, now):
+def _claim_conditional(keyword, now, window_field, kind):
     with transaction.atomic():
         skip = skip_reason(keyword)
         if skip:
-            return _skip(keyword, skip, now)
-        won = Keyword.objects.filter(pk=keyword.pk, is_active=True, next_run_at=keyword.next_run_at).update(
-            next_run_at=next_window(keyword, now)
+            return _skip(keyword, skip, now, kind)
+        won = Keyword.objects.filter(pk=keyword.pk, is_active=True, **{window_field: getattr(keyword, window_field)}).update(
+            **_moved_windows(keyword, now, kind)
         )
         if not won:
-            ScrapeRun.record_skip(keyword, "concurrent_claim", "another worker claimed this window first", now=now)
+            ScrapeRun.record_skip(keyword, "concurrent_claim", "another worker claimed this window first", now=now, kind=kind)
             return None
-        return _start_run(keyword, now)
+        return _start_run(keyword, now, kind)
 
 
-def _start_run(keyword, now):
+def _start_run(keyword, now, kind=ScrapeRun.Kind.SCHEDULED):
     try:
         with transaction.atomic():
-            return ScrapeRun.objects.create(keyword=keyword, source=keyword.source, started_at=now)
+            return ScrapeRun.objects.create(keyword=keyword, source=keyword.source, started_at=now, kind=kind)
     except IntegrityError:
         # Another run became `running` between our check and insert.
-        ScrapeRun.record_skip(keyword, "already_running", "a run of this keyword started concurrently", now=now)
+        ScrapeRun.record_skip(keyword, "already_running", "a run of this keyword started concurrently", now=now, kind=kind)
         return None
 
 
-def _skip(keyword, skip, now):
-    logger.info("keyword %s skipped: %s (%s)", keyword.pk, skip.reason, skip.detail)
+def _skip(keyword, skip, now, kind=ScrapeRun.Kind.SCHEDULED):
+    logger.info("keyword %s %s skipped: %s (%s)", keyword.pk, kind, skip.reason, skip.detail)
     if skip.moves_window:
-        Keyword.objects.filter(pk=keyword.pk).update(next_run_at=next_window(keyword, now))
-    ScrapeRun.record_skip(keyword, skip.reason, skip.detail, now=now)
+        fields = {"next_sweep_at": next_sweep(now)} if kind == ScrapeRun.Kind.SWEEP else {"next_run_at": next_window(keyword, now)}
+        Keyword.objects.filter(pk=keyword.pk).update(**fields)
+    ScrapeRun.record_skip(keyword, skip.reason, skip.detail, now=now, kind=kind)
     return None
 
 
-def claim_keyword_now(keyword, now=None):
+def claim_keyword_now(keyword, now=None, kind=ScrapeRun.Kind.SCHEDULED):
     """The operator's "Run now": one keyword, the same skip rules and run row as a scheduled claim.
 
     Returns (run, None) when a run started (the caller enqueues it after commit), or
@@ -124,11 +155,13 @@ def claim_keyword_now(keyword, now=None):
         keyword = Keyword.objects.select_for_update().get(pk=keyword.pk)
         skip = skip_reason(keyword)
         if skip:
-            _skip(keyword, skip, now)
+            _skip(keyword, skip, now, kind)
             return None, skip
-        run = _start_run(keyword, now)
+        run = _start_run(keyword, now, kind)
         if run is None:
             return None, Skip("already_running", "a run of this keyword started concurrently")
-        keyword.next_run_at = next_window(keyword, now)
-        keyword.save(update_fields=["next_run_at"])
+        fields = _moved_windows(keyword, now, kind)
+        Keyword.objects.filter(pk=keyword.pk).update(**fields)
+        for name, value in fields.items():
+            setattr(keyword, name, value)
         return run, None

@@ -17,6 +17,9 @@ What is stored and what is notified:
   Its `last_seen_at` therefore has a resolution of LAST_SEEN_RESOLUTION: it
   moves when the ad changes, or when the ad is seen again more than an hour
   after the stored value, and then only that column in one bulk UPDATE.
+  An ad marked gone that is seen again counts as changed (its gone_at is cleared).
+* `quiet_before` (a deep sweep's cursor): an ad linked for the first time whose
+  (published_at, id) is at or before it is backlog, not news: linked, not notified.
 """
 
 from dataclasses import dataclass, field
@@ -31,7 +34,8 @@ from scraping.counts import RunCounts
 from tracker.models import Ad, KeywordAd, PriceChange
 
 CONTENT_FIELDS = ["title", "price", "currency", "url", "location", "postcode", "image_url", "published_at"]
-UPDATE_FIELDS = [*CONTENT_FIELDS, "last_seen_at"]
+# gone_at is written as NULL: an ad seen again is back (tracker.models.AdQuerySet.mark_gone).
+UPDATE_FIELDS = [*CONTENT_FIELDS, "last_seen_at", "gone_at"]
 LAST_SEEN_RESOLUTION = timedelta(hours=1)
 
 
@@ -42,6 +46,7 @@ class IngestResult:
     counts: RunCounts = field(default_factory=RunCounts)
     new: frozenset = frozenset()
     dropped: frozenset = frozenset()
+    ad_pks: frozenset = frozenset()  # every Ad of the page: a sweep's "seen" set
 
 
 def passes_filters(keyword, ad):
@@ -54,7 +59,7 @@ def passes_filters(keyword, ad):
     return not any(word in title for word in keyword.excluded_list())
 
 
-def ingest_page(keyword, ads, *, source, notify=True, now=None):
+def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=None):
     """Upsert `ads` (ParsedAds) for `keyword` and queue its notifications; returns an IngestResult."""
     now = now or timezone.now()
     ads = list({ad.external_id: ad for ad in ads}.values())  # a page may repeat a top ad
@@ -64,17 +69,25 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None):
         stored = {
             row["external_id"]: row
             for row in Ad.objects.filter(source=source, external_id__in=[a.external_id for a in ads]).values(
-                "id", "external_id", "last_seen_at", *CONTENT_FIELDS
+                "id", "external_id", "last_seen_at", "gone_at", *CONTENT_FIELDS
             )
         }
         old_prices = {external_id: row["price"] for external_id, row in stored.items()}
         ad_ids = _upsert_ads(ads, stored, source, now)
         changes = _record_price_changes(ads, old_prices, ad_ids, now)
         new_ids, dropped = _link(keyword, ads, ad_ids, old_prices, now)
-        notes = _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, now) if notify else 0
+        news = new_ids - _backlog(ads, ad_ids, quiet_before)
+        notes = _queue_notifications(keyword, ads, ad_ids, news, dropped, now) if notify else 0
     by_id = {ad_id: external_id for external_id, ad_id in ad_ids.items()}
     counts = RunCounts(ads_seen=len(ads), ads_new=len(new_ids), price_drops=len(dropped), price_changes=changes, notifications=notes)
-    return IngestResult(counts, frozenset(by_id[i] for i in new_ids), frozenset(by_id[i] for i in dropped))
+    return IngestResult(counts, frozenset(by_id[i] for i in new_ids), frozenset(by_id[i] for i in dropped), frozenset(by_id))
+
+
+def _backlog(ads, ad_ids, cursor):
+    """Pks of ads published at or before `cursor` (None: no backlog)."""
+    if cursor is None:
+        return set()
+    return {ad_ids[a.external_id] for a in ads if a.published_at is None or a.sort_key <= cursor}
 
 
 def _upsert_ads(ads, stored, source, now):
@@ -111,6 +124,7 @@ def _upsert_ads(ads, stored, source, now):
             published_at=a.published_at,
             first_seen_at=now,
             last_seen_at=now,
+            gone_at=None,
         )
         for a in changed
     ]
@@ -123,7 +137,7 @@ def _upsert_ads(ads, stored, source, now):
 
 
 def _differs(ad, row):
-    return any(getattr(ad, name) != row[name] for name in CONTENT_FIELDS)
+    return row["gone_at"] is not None or any(getattr(ad, name) != row[name] for name in CONTENT_FIELDS)
 
 
 def _record_price_changes(ads, old_prices, ad_ids, now):

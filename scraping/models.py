@@ -31,12 +31,17 @@ class ScrapeRun(models.Model):
         SKIPPED = "skipped"
         CANCELLED = "cancelled"
 
+    class Kind(models.TextChoices):
+        SCHEDULED = "scheduled"  # a cheap cursor run
+        SWEEP = "sweep"  # a deep sweep past the cursor (scraping.claims.claim_due_sweeps)
+
     FINISHED_STATUSES = [Status.DONE, Status.FAILED, Status.BANNED, Status.CANCELLED]
 
     # No index of its own: scraperun_keyword_idx (keyword, -started_at) serves lookups by keyword.
     keyword = models.ForeignKey("tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs", db_index=False)
     source = models.CharField(max_length=32)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SCHEDULED)
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
     pages_fetched = models.PositiveIntegerField(default=0)
@@ -105,7 +110,7 @@ class ScrapeRun(models.Model):
         return bool(closed)
 
     @classmethod
-    def record_skip(cls, keyword, reason, detail="", now=None):
+    def record_skip(cls, keyword, reason, detail="", now=None, kind=Kind.SCHEDULED):
         """Leaves a trace for a window that did not run.
 
         Consecutive identical skips of one keyword collapse into one row whose
@@ -115,7 +120,7 @@ class ScrapeRun(models.Model):
         now = now or timezone.now()
         with transaction.atomic():
             latest = cls.objects.select_for_update().filter(keyword=keyword).order_by("-started_at", "-id").first()
-            if latest and latest.status == cls.Status.SKIPPED and latest.error == reason:
+            if latest and latest.status == cls.Status.SKIPPED and latest.error == reason and latest.kind == kind:
                 latest.counters["skips"] = latest.counters.get("skips", 1) + 1
                 latest.finished_at = now
                 latest.detail = detail or latest.detail
@@ -125,6 +130,7 @@ class ScrapeRun(models.Model):
                 keyword=keyword,
                 source=keyword.source,
                 status=cls.Status.SKIPPED,
+                kind=kind,
                 started_at=now,
                 finished_at=now,
                 error=reason,

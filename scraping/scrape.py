@@ -16,7 +16,7 @@ from scraping.errors import SourceError, body_excerpt
 from scraping.ingest import ingest_page
 from scraping.models import ScrapeRun
 from scraping.sources import UnknownSource, get_handler
-from tracker.models import Keyword
+from tracker.models import Ad, Keyword
 
 logger = logging.getLogger(__name__)
 
@@ -33,40 +33,56 @@ class Outcome:
         return self.status == ScrapeRun.Status.DONE
 
 
-def scrape_keyword(keyword, run=None, max_pages=None, dry_run=False, on_page=None):
+def scrape_keyword(keyword, run=None, max_pages=None, dry_run=False, on_page=None, sweep=None):
     """Scrape `keyword` now and return its Outcome; with `run`, also finish that ScrapeRun.
 
     `dry_run` fetches and parses but writes nothing (no ads, no cursor, no run).
     `on_page(page, result)` is called after each page is stored, with its IngestResult
     (None in a dry run): the `scrape` command's progress and table.
+    `sweep` (default: the run's kind) reads past the cursor, up to SCRAPE_SWEEP_MAX_PAGES
+    pages of the source's largest size; ads first seen there that were published before
+    the cursor are linked quietly (DESIGN "Sweeps"), price moves notify as usual.
     """
-    outcome = _scrape(keyword, max_pages or settings.SCRAPE_MAX_PAGES, dry_run, on_page)
+    if sweep is None:
+        sweep = run is not None and run.kind == ScrapeRun.Kind.SWEEP
+    default_pages = settings.SCRAPE_SWEEP_MAX_PAGES if sweep else settings.SCRAPE_MAX_PAGES
+    outcome = _scrape(keyword, max_pages or default_pages, dry_run, on_page, sweep)
     if run is not None and not dry_run:
         run.finish(outcome)
     return outcome
 
 
-def _scrape(keyword, max_pages, dry_run, on_page):
+def _scrape(keyword, max_pages, dry_run, on_page, sweep=False):
     cursor = (keyword.cursor_published_at, keyword.cursor_ad_id) if keyword.cursor_published_at else None
     # The first run records the backlog quietly: nobody wants 60 "new" messages for old ads.
     notify = settings.NOTIFY_ON_FIRST_RUN or keyword.has_been_scraped()
     outcome = Outcome()
     counts = outcome.counts
-    keys = []
+    keys, seen = [], set()
     try:
         handler = get_handler(keyword.source)()
         last_page = None
         for page in handler.fetch_pages(
-            keyword.query, cursor=cursor, max_pages=max_pages, price_min=keyword.price_min, price_max=keyword.price_max
+            keyword.query,
+            cursor=None if sweep else cursor,
+            max_pages=max_pages,
+            price_min=keyword.price_min,
+            price_max=keyword.price_max,
+            rows=handler.max_rows if sweep else None,
         ):
             last_page = page
             counts.pages += 1
             _note_bad_ads(outcome, keyword, page)
-            result = None if dry_run else ingest_page(keyword, page.ads, source=keyword.source, notify=notify)
+            result = (
+                None
+                if dry_run
+                else ingest_page(keyword, page.ads, source=keyword.source, notify=notify, quiet_before=cursor if sweep else None)
+            )
             if result is None:
                 counts.ads_seen += len(page.ads)
             else:
                 counts.add(result.counts)
+                seen |= result.ad_pks
             keys += [ad.sort_key for ad in page.ads if ad.published_at]
             if on_page is not None:
                 on_page(page, result)
@@ -78,9 +94,12 @@ def _scrape(keyword, max_pages, dry_run, on_page):
     except Exception as exc:  # a bug must end the run as failed, not kill the worker
         logger.exception("keyword %s: scrape crashed", keyword.pk)
         return _failed(outcome, keyword, ScrapeRun.Status.FAILED, "internal_error", repr(exc))
-    _note_coverage_gap(counts, keyword, cursor, last_page, max_pages)
+    _note_coverage_gap(counts, keyword, None if sweep else cursor, last_page, max_pages)
     if not dry_run and keys:
         advance_cursor(keyword, max(keys))
+    if sweep and not dry_run and last_page is not None and last_page.is_last:
+        # Only a sweep that reached the end of the result set knows what is missing.
+        counts.extra["gone"] = Ad.objects.mark_gone(keyword, seen)
     return outcome
 
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from notifications.sender import process_queue
-from scraping.claims import claim_due_keywords
+from scraping.claims import claim_due_keywords, claim_due_sweeps
 from scraping.credentials import check_credentials
 from scraping.failure_monitor import check_failures
 from scraping.models import ScrapeRun
@@ -30,7 +30,8 @@ def tick():
     reaped = _step("reap zombies", lambda: reap_zombies(now))
     _step("check credentials", lambda: check_credentials(now))
     _step("retention", lambda: prune_if_due(now))
-    runs = claim_due_keywords(now)
+    # Sweeps first: a claimed sweep moves its keyword's next_run_at too (it reads page 1).
+    runs = claim_due_sweeps(now) + claim_due_keywords(now)
     for run in runs:
         enqueue_scrape(run)
     logger.info("tick: sent=%s reaped=%s claimed=%d", sent, reaped, len(runs))

@@ -12,7 +12,7 @@ from django.utils.safestring import mark_safe
 
 from lib.badges import badge
 from lib.money import euro
-from tracker.admin_filters import AlertFilter, DroppedInPriceFilter, NewTodayFilter, PriceRangeFilter
+from tracker.admin_filters import AlertFilter, DroppedInPriceFilter, GoneFilter, NewTodayFilter, PriceRangeFilter
 from tracker.charts import ad_price_points, price_chart_svg
 from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
 
@@ -147,7 +147,7 @@ class MachineWrittenAdmin(admin.ModelAdmin):
 class AdAdmin(MachineWrittenAdmin):
     list_display = ["thumbnail", "title_link", "price_change", "location", "published_at", "keyword_names"]
     list_display_links = None
-    list_filter = [("keywords", admin.RelatedFieldListFilter), "source", PriceRangeFilter, NewTodayFilter, DroppedInPriceFilter]
+    list_filter = [("keywords", admin.RelatedFieldListFilter), "source", PriceRangeFilter, NewTodayFilter, DroppedInPriceFilter, GoneFilter]
     search_fields = ["title", "=external_id"]
     # With 100,000 ads a second unfiltered COUNT(*) per page is wasted work.
     show_full_result_count = False
@@ -155,7 +155,7 @@ class AdAdmin(MachineWrittenAdmin):
     fieldsets = [
         (None, {"fields": ["title", "url", "price", "currency", "location", "postcode", "image_url"]}),
         ("Price history", {"fields": ["price_history"]}),
-        ("Record", {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at"]}),
+        ("Record", {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at", "gone_at"]}),
     ]
     inlines = [PriceChangeInline]
 

@@ -23,6 +23,19 @@ class AlertFilter(admin.SimpleListFilter):
         return queryset
 
 
+class GoneFilter(admin.SimpleListFilter):
+    title = "listing"
+    parameter_name = "gone"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "gone (sold or removed)"), ("no", "still listed")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("yes", "no"):
+            return queryset.filter(gone_at__isnull=self.value() == "no")
+        return queryset
+
+
 # (slug, label, lower bound inclusive, upper bound exclusive); None = open end.
 PRICE_BUCKETS = [
     ("lt100", "under € 100", None, Decimal(100)),

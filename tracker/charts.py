@@ -99,7 +99,10 @@ def price_chart_svg(points, title="Price history"):
 
 
 def ad_price_points(ad, changes, now):
-    """The points for one ad: the first price, each change, and the current price until `now`."""
+    """The points for one ad: the first price, each change, and the current price until `now`
+    (or until the ad went, for a sold or removed ad)."""
+    if getattr(ad, "gone_at", None) is not None:
+        now = min(now, ad.gone_at)
     changes = sorted(changes, key=lambda c: c.seen_at)
     first_price = changes[0].old_price if changes else ad.price
     points = [(ad.first_seen_at, first_price)] + [(c.seen_at, c.new_price) for c in changes]

@@ -1,5 +1,8 @@
 """Keywords (what to watch), ads (what was found), their price history, and process heartbeats."""
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
@@ -14,6 +17,21 @@ class KeywordQuerySet(models.QuerySet):
     def due(self, now=None):
         """Active keywords whose next window has started."""
         return self.active().filter(next_run_at__lte=now or timezone.now())
+
+    def sweep_due(self, now=None):
+        """Active keywords whose next deep sweep has started."""
+        return self.active().filter(next_sweep_at__lte=now or timezone.now())
+
+    def schedule_sweeps(self, now=None):
+        """Gives keywords without a sweep time one, spread over SCRAPE_SWEEP_HOURS by their pk.
+
+        300 keywords created together get 300 different sweep times, not one herd.
+        """
+        now = now or timezone.now()
+        scheduled = 0
+        for pk in self.filter(next_sweep_at__isnull=True).values_list("pk", flat=True):
+            scheduled += self.filter(pk=pk, next_sweep_at__isnull=True).update(next_sweep_at=now + Keyword.sweep_offset(pk))
+        return scheduled
 
     def make_due(self, now=None):
         """The next window starts now (a resumed keyword, a run that was released unstarted)."""
@@ -69,6 +87,8 @@ class Keyword(models.Model):
     cursor_published_at = models.DateTimeField(null=True, blank=True)
     cursor_ad_id = models.CharField(max_length=64, blank=True, default="")
     next_run_at = models.DateTimeField(default=timezone.now)
+    # The next deep sweep (scraping.claims); NULL until the tick spreads it (schedule_sweeps).
+    next_sweep_at = models.DateTimeField(null=True, blank=True)
     last_run_at = models.DateTimeField(null=True, blank=True)
     # Set while the zero-result monitor has an open alert for this keyword.
     zero_result_alert_at = models.DateTimeField(null=True, blank=True)
@@ -107,6 +127,12 @@ class Keyword(models.Model):
     def display_name(self):
         return self.name or self.query
 
+    @staticmethod
+    def sweep_offset(pk):
+        """A stable spread of keyword `pk` over one sweep period (Knuth's multiplicative hash)."""
+        period = max(settings.SCRAPE_SWEEP_HOURS, 1) * 3600
+        return timedelta(seconds=(pk * 2654435761) % (2**32) % period)
+
     def has_been_scraped(self):
         """Has a run finished for this keyword? Before that, results are backlog, not news.
 
@@ -129,6 +155,24 @@ class Keyword(models.Model):
             raise ValidationError(errors)
 
 
+class AdQuerySet(models.QuerySet):
+    def gone(self):
+        return self.filter(gone_at__isnull=False)
+
+    def mark_gone(self, keyword, seen_ids, now=None):
+        """Marks the ads `keyword` has linked but a complete sweep did not see (`seen_ids`: Ad pks).
+
+        Only ads inside the keyword's price range count: an ad the search no longer
+        asks for (the range was narrowed) is not gone. Returns how many were marked.
+        """
+        ads = self.filter(matches__keyword=keyword, gone_at__isnull=True).exclude(pk__in=seen_ids)
+        if keyword.price_min is not None:
+            ads = ads.filter(price__gte=keyword.price_min)
+        if keyword.price_max is not None:
+            ads = ads.filter(price__lte=keyword.price_max)
+        return self.filter(pk__in=list(ads.values_list("pk", flat=True))).update(gone_at=now or timezone.now())
+
+
 class Ad(models.Model):
     source = models.CharField(max_length=32)
     external_id = models.CharField(max_length=64)
@@ -143,7 +187,11 @@ class Ad(models.Model):
     published_at = models.DateTimeField(null=True, blank=True)
     first_seen_at = models.DateTimeField(default=timezone.now)
     last_seen_at = models.DateTimeField(default=timezone.now)
+    # Set when a complete deep sweep no longer found the ad (sold or removed); cleared when it reappears.
+    gone_at = models.DateTimeField(null=True, blank=True)
     keywords = models.ManyToManyField(Keyword, through="KeywordAd", related_name="ads", blank=True)
+
+    objects = AdQuerySet.as_manager()
 
     class Meta:
         ordering = ["-first_seen_at"]

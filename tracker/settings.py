@@ -194,6 +194,10 @@ SCRAPE_MIN_REQUEST_GAP_MS = env.int("SCRAPE_MIN_REQUEST_GAP_MS", default=500)
 SCRAPE_ROWS = env.int("SCRAPE_ROWS", default=30)
 SCRAPE_MAX_PAGES = env.int("SCRAPE_MAX_PAGES", default=2)
 NOTIFY_ON_FIRST_RUN = env.bool("NOTIFY_ON_FIRST_RUN", default=False)
+# Deep sweeps: every keyword is read past its cursor every SCRAPE_SWEEP_HOURS, up to
+# SCRAPE_SWEEP_MAX_PAGES pages at the source's largest page size (willhaben: 200 rows).
+SCRAPE_SWEEP_HOURS = env.int("SCRAPE_SWEEP_HOURS", default=6)
+SCRAPE_SWEEP_MAX_PAGES = env.int("SCRAPE_SWEEP_MAX_PAGES", default=10)
 
 # (end of scraping settings)
 

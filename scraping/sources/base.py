@@ -41,11 +41,14 @@ class Source:
     """A marketplace handler. Subclasses implement `fetch_pages`."""
 
     slug = ""
+    # The largest page size the source allows: deep sweeps ask for it.
+    max_rows = 30
 
-    def fetch_pages(self, query, *, cursor=None, max_pages, price_min=None, price_max=None):
+    def fetch_pages(self, query, *, cursor=None, max_pages, price_min=None, price_max=None, rows=None):
         """Yield `Page`s newest first, stopping at the cursor, the last page or `max_pages`.
 
-        `cursor` is a (published_at, external id) tuple or None. Raises `SourceError`
+        `cursor` is a (published_at, external id) tuple or None; `rows` the page size
+        (None: the source's default). Raises `SourceError`
         (scraping.errors) for anything the marketplace does wrong.
         """
         raise NotImplementedError

@@ -34,10 +34,11 @@ CENT = Decimal("0.01")
 
 class WillhabenSource(Source):
     slug = "willhaben"
+    max_rows = MAX_ROWS
 
-    def fetch_pages(self, query, *, cursor=None, max_pages, price_min=None, price_max=None):
+    def fetch_pages(self, query, *, cursor=None, max_pages, price_min=None, price_max=None, rows=None):
         path, params = build_request(query, price_min=price_min, price_max=price_max)
-        rows = min(settings.SCRAPE_ROWS, MAX_ROWS)
+        rows = min(rows or settings.SCRAPE_ROWS, MAX_ROWS)
         url = settings.WILLHABEN_BASE_URL.rstrip("/") + API_PREFIX + path
         pin = None
         for number in range(1, max_pages + 1):

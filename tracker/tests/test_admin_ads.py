@@ -71,3 +71,9 @@ def test_change_page_shows_the_chart_and_the_changes(admin_client, ads):
     assert '<svg xmlns="http://www.w3.org/2000/svg" class="price-chart"' in html
     assert "€ 100" in html
     assert "price changes" in html.lower()
+
+
+def test_gone_filter(admin_client, ads):
+    make_ad(title="sold", gone_at=timezone.now())
+    assert titles(admin_client.get(CHANGELIST, {"gone": "yes"})) == {"sold"}
+    assert "sold" not in titles(admin_client.get(CHANGELIST, {"gone": "no"}))

@@ -66,3 +66,9 @@ def test_ad_points_start_with_the_first_price_and_end_now():
     ad = SimpleNamespace(first_seen_at=at(0), price=Decimal("80"))
     changes = [SimpleNamespace(seen_at=at(2), old_price=Decimal("100"), new_price=Decimal("80"))]
     assert ad_price_points(ad, changes, at(5)) == [(at(0), Decimal("100")), (at(2), Decimal("80")), (at(5), Decimal("80"))]
+
+
+def test_a_gone_ads_chart_ends_when_it_went():
+    ad = SimpleNamespace(first_seen_at=at(0), price=Decimal("80"), gone_at=at(3))
+    changes = [SimpleNamespace(seen_at=at(2), old_price=Decimal("100"), new_price=Decimal("80"))]
+    assert ad_price_points(ad, changes, at(5))[-1] == (at(3), Decimal("80"))

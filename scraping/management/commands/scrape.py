@@ -3,6 +3,7 @@
     manage.py scrape 12                       # keyword id: stored, notified, recorded as a ScrapeRun
     manage.py scrape "rtx 3080" --dry-run     # plain words or a pasted willhaben URL
     manage.py scrape 12 --pages 3 --dry-run   # fetch and parse only, write nothing
+    manage.py scrape 12 --sweep               # a deep sweep now: past the cursor, largest pages
 
 A query that is not a saved keyword is always a dry run: ads need a keyword to belong to.
 """
@@ -11,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from scraping.claims import claim_keyword_now
 from scraping.ingest import passes_filters
+from scraping.models import ScrapeRun
 from scraping.monitor import run_finished
 from scraping.scrape import scrape_keyword
 from tracker.models import Ad, Keyword
@@ -25,15 +27,18 @@ class Command(BaseCommand):
         parser.add_argument("target", help='a keyword id, or "search words", or a willhaben search URL')
         parser.add_argument("--pages", type=int, default=None, help="page cap for this run (default SCRAPE_MAX_PAGES)")
         parser.add_argument("--dry-run", action="store_true", help="fetch and parse, write nothing")
+        parser.add_argument("--sweep", action="store_true", help="a deep sweep: ignore the cursor, read up to SCRAPE_SWEEP_MAX_PAGES")
 
-    def handle(self, target, pages, dry_run, verbosity, **options):
+    def handle(self, target, pages, dry_run, sweep, verbosity, **options):
         if pages is not None and pages < 1:
             raise CommandError("--pages must be at least 1")
         keyword = self._keyword(target)
         dry_run = dry_run or keyword.pk is None
-        run = None if dry_run else self._start_run(keyword)
+        kind = ScrapeRun.Kind.SWEEP if sweep else ScrapeRun.Kind.SCHEDULED
+        run = None if dry_run else self._start_run(keyword, kind)
         rows = []
-        outcome = scrape_keyword(keyword, run, max_pages=pages, dry_run=dry_run, on_page=self._collect(keyword, rows, verbosity))
+        collect = self._collect(keyword, rows, verbosity)
+        outcome = scrape_keyword(keyword, run, max_pages=pages, dry_run=dry_run, on_page=collect, sweep=sweep)
         if run is not None:
             run_finished(keyword)  # health state and admin alerts, as after a scheduled run
         if verbosity >= 1:
@@ -55,9 +60,9 @@ class Command(BaseCommand):
                 raise CommandError(f"no keyword with id {target}") from None
         return Keyword(query=target, source="willhaben")
 
-    def _start_run(self, keyword):
+    def _start_run(self, keyword, kind):
         """The admin's *Run now* path: the same skip rules, skip row and next window."""
-        run, skip = claim_keyword_now(keyword)
+        run, skip = claim_keyword_now(keyword, kind=kind)
         if run is None:
             raise CommandError(f"keyword {keyword.pk} not started: {skip.reason} ({skip.detail}); a skipped run is recorded")
         return run
