@@ -30,6 +30,12 @@ def parse_euro(text):
     return amount if amount.is_finite() else None
 
 
+PRICE_ON_REQUEST = "Preis auf Anfrage"
+FREE = "zu verschenken"
+
+
 def format_price(price) -> str:
-    """euro(), or the words for "no price" (None)."""
-    return "price on request" if price is None else euro(price)
+    """euro(), or willhaben's words for a free item (0) and no price (None)."""
+    if price is None:
+        return PRICE_ON_REQUEST
+    return FREE if Decimal(price) == 0 else euro(price)

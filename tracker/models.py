@@ -6,6 +6,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from lib.money import format_price
+
 
 class KeywordQuerySet(models.QuerySet):
     def active(self):
@@ -180,10 +182,7 @@ class PriceChange(models.Model):
         ]
 
     def __str__(self):
-        def shown(price):
-            return "on request" if price is None else price
-
-        return f"{shown(self.old_price)} → {shown(self.new_price)}"
+        return f"{format_price(self.old_price)} → {format_price(self.new_price)}"
 
     @property
     def is_drop(self):
