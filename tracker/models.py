@@ -35,7 +35,7 @@ class KeywordQuerySet(models.QuerySet):
 
 
 class Keyword(models.Model):
-    name = models.CharField(max_length=100, blank=True, default="", help_text="Shown in messages; defaults to the query.")
+    name = models.CharField(max_length=100, blank=True, default="", help_text="Empty: made from the query and price bounds.")
     query = models.CharField(max_length=1000, help_text="Plain search words, or a search URL pasted from the marketplace.")
     # A slug of scraping's source registry; the keyword form offers and validates the choices.
     source = models.CharField(max_length=32, default="willhaben")
@@ -81,6 +81,12 @@ class Keyword(models.Model):
     @property
     def display_name(self):
         return self.name or self.query
+
+    def fill_default_name(self, describe):
+        """Without a name, name the keyword `describe(query, price_min=, price_max=)` (its source's description)."""
+        if not self.name.strip():
+            limit = self._meta.get_field("name").max_length
+            self.name = describe(self.query, price_min=self.price_min, price_max=self.price_max)[:limit]
 
     def has_been_scraped(self):
         """Has a run finished for this keyword? Before that, results are backlog, not news.
