@@ -22,6 +22,8 @@ setup: $(VENV)/.runtime
 # Local development: DEBUG on (serves admin static files, allows the dev SECRET_KEY).
 run: export DEBUG ?= true
 run: $(VENV)/.runtime
+	@# A local .env (DEBUG=true, a generated SECRET_KEY) so manage.py commands work outside make too.
+	$(BIN)/python manage.py init_env
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py collectstatic --no-input --verbosity 0
 	$(BIN)/python manage.py ensure_admin

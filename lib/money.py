@@ -30,6 +30,23 @@ def parse_euro(text):
     return amount if amount.is_finite() else None
 
 
+PRICE_ON_REQUEST = "Preis auf Anfrage"
+FREE = "zu verschenken"
+
+
 def format_price(price) -> str:
-    """euro(), or the words for "no price" (None)."""
-    return "price on request" if price is None else euro(price)
+    """euro(), or willhaben's words for a free item (0) and no price (None)."""
+    if price is None:
+        return PRICE_ON_REQUEST
+    return FREE if Decimal(price) == 0 else euro(price)
+
+
+def price_range(price_min=None, price_max=None) -> str:
+    """A keyword's price bounds in words: "bis € 500", "ab € 100", "€ 100 – 250,50", or "" for none."""
+    if price_min is not None and price_max is not None:
+        return f"{euro(price_min)} – {euro(price_max)[2:]}"
+    if price_max is not None:
+        return f"bis {euro(price_max)}"
+    if price_min is not None:
+        return f"ab {euro(price_min)}"
+    return ""

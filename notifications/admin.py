@@ -55,8 +55,10 @@ class TelegramChatAdmin(admin.ModelAdmin):
 
     @admin.action(description="Approve (pending → active)", permissions=["change"])
     def approve(self, request, queryset):
+        # Counted first: from the "pending" filter the queryset re-counts to 0 after approving.
+        total = queryset.count()
         done = sum(chat.approve() for chat in queryset.filter(status=TelegramChat.Status.PENDING))
-        self.message_user(request, f"{done} chat(s) approved and welcomed; {queryset.count() - done} were not pending.")
+        self.message_user(request, f"{done} chat(s) approved and welcomed; {total - done} were not pending.")
 
     @admin.action(description="Block (stop sending, cancel queued)", permissions=["change"])
     def block(self, request, queryset):
@@ -82,11 +84,15 @@ class NotificationAdmin(admin.ModelAdmin):
     list_select_related = ["chat", "ad"]
     list_filter = ["status", "kind", ("chat", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["ad__title", "chat__title", "last_error"]
-    readonly_fields = [f.name for f in Notification._meta.fields]
+    # Read-only, without the sender's claim bookkeeping; retry and cancel are the actions.
+    fields = readonly_fields = [f.name for f in Notification._meta.fields if f.name not in {"id", "claim_token", "claimed_at"}]
     actions = ["retry_now", "cancel"]
     show_full_result_count = False
 
     def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
         return False
 
     @admin.display(description="status", ordering="status")
@@ -99,8 +105,9 @@ class NotificationAdmin(admin.ModelAdmin):
 
     @admin.action(description="Retry now (dead or pending → pending, due now)", permissions=["change"])
     def retry_now(self, request, queryset):
+        total = queryset.count()
         done = sum(n.retry_now() for n in queryset)
-        self.message_user(request, f"{done} notification(s) queued to send now; {queryset.count() - done} skipped (sent or cancelled).")
+        self.message_user(request, f"{done} notification(s) queued to send now; {total - done} skipped (sent or cancelled).")
 
     @admin.action(description="Cancel (pending only)", permissions=["change"])
     def cancel(self, request, queryset):

@@ -93,6 +93,10 @@ class KeywordAdmin(tracker_admin.KeywordAdmin):
             '{} <span class="lago-muted">{} · {} seen / {} new</span>', badge(obj.last_status), when, obj.last_ads_seen, obj.last_ads_new
         )
 
+    def save_model(self, request, obj, form, change):
+        obj.fill_default_name(registry.get_handler(obj.source)().describe)
+        super().save_model(request, obj, form, change)
+
     @admin.display(description="subscribers", ordering="n_subscribers")
     def subscribers(self, obj):
         return obj.n_subscribers

@@ -11,7 +11,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from lib.badges import badge
-from lib.money import euro
+from lib.money import euro, format_price
 from tracker.admin_filters import AlertFilter, DroppedInPriceFilter, GoneFilter, NewTodayFilter, PriceRangeFilter
 from tracker.charts import ad_price_points, price_chart_svg
 from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
@@ -25,11 +25,23 @@ def subquery_count(model, **filters):
     return Coalesce(Subquery(rows.annotate(n=Count("pk")).values("n")[:1], output_field=IntegerField()), 0)
 
 
-class PriceChangeInline(admin.TabularInline):
+class PriceChangeColumns:
+    """Old and new price in the one price format (lib.money.format_price)."""
+
+    @admin.display(description="old price", ordering="old_price")
+    def old_price_shown(self, obj):
+        return format_price(obj.old_price)
+
+    @admin.display(description="new price", ordering="new_price")
+    def new_price_shown(self, obj):
+        return format_price(obj.new_price)
+
+
+class PriceChangeInline(PriceChangeColumns, admin.TabularInline):
     model = PriceChange
     extra = 0
     can_delete = False
-    readonly_fields = ["old_price", "new_price", "seen_at"]
+    fields = readonly_fields = ["old_price_shown", "new_price_shown", "seen_at"]
     verbose_name_plural = "price changes"
 
     def has_add_permission(self, request, obj=None):
@@ -193,12 +205,12 @@ class AdAdmin(MachineWrittenAdmin):
     @admin.display(description="price", ordering="price")
     def price_change(self, obj):
         if obj.price is None:
-            return mark_safe('<span class="lago-muted">on request</span>')
+            return format_html('<span class="lago-muted">{}</span>', format_price(None))
         if not obj.has_changes or obj.first_price is None or obj.first_price == obj.price:
-            return euro(obj.price)
+            return format_price(obj.price)
         delta = obj.price - obj.first_price
         css, sign = ("lago-down", "−") if delta < 0 else ("lago-up", "+")
-        return format_html('{} <span class="{}">{}{}</span>', euro(obj.price), css, sign, euro(abs(delta)))
+        return format_html('{} <span class="{}">{}{}</span>', format_price(obj.price), css, sign, euro(abs(delta)))
 
     @admin.display(description="keywords")
     def keyword_names(self, obj):
@@ -213,11 +225,11 @@ class AdAdmin(MachineWrittenAdmin):
 
 
 @admin.register(PriceChange)
-class PriceChangeAdmin(MachineWrittenAdmin):
-    list_display = ["ad", "old_price", "new_price", "seen_at"]
+class PriceChangeAdmin(PriceChangeColumns, MachineWrittenAdmin):
+    list_display = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
     list_select_related = ["ad"]
     search_fields = ["ad__title", "ad__external_id"]
-    readonly_fields = ["ad", "old_price", "new_price", "seen_at"]
+    fields = readonly_fields = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
     date_hierarchy = "seen_at"
     show_full_result_count = False
 

@@ -9,7 +9,7 @@ from html import escape
 
 from django.utils import timezone
 
-from lib.money import euro
+from lib.money import PRICE_ON_REQUEST, euro, format_price
 
 WIDTH, HEIGHT = 640, 240
 LEFT, RIGHT, TOP, BOTTOM = 80, 20, 20, 40
@@ -81,7 +81,7 @@ def price_chart_svg(points, title="Price history"):
     )
     prices = [p for _, p in points if p is not None]
     if not prices:
-        return head + _text(WIDTH / 2, HEIGHT / 2, "price on request" if points else "no price history", "middle") + "</svg>"
+        return head + _text(WIDTH / 2, HEIGHT / 2, PRICE_ON_REQUEST if points else "no price history", "middle") + "</svg>"
     lo, hi = min(prices), max(prices)
     start, end = points[0][0], points[-1][0]
     x = _scale(start.timestamp(), end.timestamp(), LEFT + 10, WIDTH - RIGHT - 10)
@@ -93,7 +93,7 @@ def price_chart_svg(points, title="Price history"):
         if price is None:
             parts.append(f'<circle cx="{tx(moment):.1f}" cy="{HEIGHT - BOTTOM:.1f}" r="4" class="gap"><title>on request</title></circle>')
         else:
-            tip = f"{local_date(moment)}: {euro(price)}"
+            tip = f"{local_date(moment)}: {format_price(price)}"
             parts.append(f'<circle cx="{tx(moment):.1f}" cy="{y(price):.1f}" r="4" class="dot"><title>{escape(tip)}</title></circle>')
     return head + "".join(parts) + "</svg>"
 

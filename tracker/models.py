@@ -9,6 +9,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from lib.money import format_price
+
 
 class KeywordQuerySet(models.QuerySet):
     def active(self):
@@ -69,7 +71,7 @@ class KeywordQuerySet(models.QuerySet):
 
 
 class Keyword(models.Model):
-    name = models.CharField(max_length=100, blank=True, default="", help_text="Shown in messages; defaults to the query.")
+    name = models.CharField(max_length=100, blank=True, default="", help_text="Empty: made from the query and price bounds.")
     query = models.CharField(max_length=1000, help_text="Plain search words, or a search URL pasted from the marketplace.")
     # A slug of scraping's source registry; the keyword form offers and validates the choices.
     source = models.CharField(max_length=32, default="willhaben")
@@ -132,6 +134,12 @@ class Keyword(models.Model):
         """A stable spread of keyword `pk` over one sweep period (Knuth's multiplicative hash)."""
         period = max(settings.SCRAPE_SWEEP_HOURS, 1) * 3600
         return timedelta(seconds=(pk * 2654435761) % (2**32) % period)
+
+    def fill_default_name(self, describe):
+        """Without a name, name the keyword `describe(query, price_min=, price_max=)` (its source's description)."""
+        if not self.name.strip():
+            limit = self._meta.get_field("name").max_length
+            self.name = describe(self.query, price_min=self.price_min, price_max=self.price_max)[:limit]
 
     def has_been_scraped(self):
         """Has a run finished for this keyword? Before that, results are backlog, not news.
@@ -257,10 +265,7 @@ class PriceChange(models.Model):
         ]
 
     def __str__(self):
-        def shown(price):
-            return "on request" if price is None else price
-
-        return f"{shown(self.old_price)} → {shown(self.new_price)}"
+        return f"{format_price(self.old_price)} → {format_price(self.new_price)}"
 
     @property
     def is_drop(self):

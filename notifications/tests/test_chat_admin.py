@@ -53,3 +53,19 @@ def test_notification_list_shows_badge_and_filters_by_kind(admin_client):
     assert '<span class="lago-badge lago-red">dead</span>' in html and "Forbidden" in html
     assert len(admin_client.get(url, {"kind__exact": "price_drop"}).context["cl"].result_list) == 0
     assert len(admin_client.get(url, {"kind__exact": "new", "status__exact": "dead"}).context["cl"].result_list) == 1
+
+
+def test_approve_from_the_pending_filter_counts_right(admin_client):
+    pending = [make_chat(status=TelegramChat.Status.PENDING) for _ in range(2)]
+    data = {"action": "approve", ACTION_CHECKBOX_NAME: [c.pk for c in pending]}
+    response = admin_client.post(f"{CHATS}?status__exact=pending", data, follow=True)
+    html = response.content.decode()
+    assert "2 chat(s) approved and welcomed; 0 were not pending." in html
+    assert "-" + "2 were not pending" not in html
+
+
+def test_notification_page_is_read_only_without_internals(admin_client):
+    n = make_notification(claim_token="secret-claim-token-123")
+    html = admin_client.get(reverse("admin:notifications_notification_change", args=[n.pk])).content.decode()
+    assert "secret-claim-token-123" not in html and "claim" not in html.lower()
+    assert 'name="_save"' not in html and 'name="_continue"' not in html

@@ -51,7 +51,13 @@ def test_long_alert_fits_a_text_message():
 
 
 def test_price_on_request():
-    assert format_price(None) == "price on request"
+    assert format_price(None) == "Preis auf Anfrage"
+
+
+@pytest.mark.parametrize("price,shown", [(Decimal("673.59"), "€ 673,59"), (Decimal("0"), "zu verschenken"), (None, "Preis auf Anfrage")])
+def test_new_ad_message_uses_the_one_price_format(price, shown):
+    r = render(make_notification(ad=make_ad(price=price), price=price))
+    assert shown in r.html and shown in r.plain
 
 
 def test_digest_lists_rows_within_the_limit():

@@ -42,3 +42,10 @@ def test_admin_alert_reaches_each_admin_chat_once(telegram):
     assert enqueue_admin_alert("zero-results:7", "again") == 0
     call_command("notify")
     assert [(m["chat_id"], m["text"]) for m in telegram.messages] == [(admin_chat.chat_id, "Keyword &lt;rtx&gt; found nothing for 24 h")]
+
+
+def test_notify_dry_run_prints_each_message_text_by_default(telegram, capsys):
+    n = make_notification()
+    call_command("notify", "--dry-run")
+    out = capsys.readouterr().out
+    assert f"notification {n.pk}" in out and n.ad.title in out and n.ad.url in out

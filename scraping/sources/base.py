@@ -4,6 +4,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
+from lib.money import price_range
+
 
 @dataclass(frozen=True)
 class ParsedAd:
@@ -52,6 +54,10 @@ class Source:
         (scraping.errors) for anything the marketplace does wrong.
         """
         raise NotImplementedError
+
+    def describe(self, query, *, price_min=None, price_max=None) -> str:
+        """A readable keyword name: the query and its price bounds ("fahrrad · bis € 500")."""
+        return " · ".join(part for part in (query.strip(), price_range(price_min, price_max)) if part)
 
     def unavailable_reason(self) -> str | None:
         """A skip reason slug when the source cannot run now (the scheduler asks first)."""

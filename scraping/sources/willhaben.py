@@ -36,6 +36,20 @@ class WillhabenSource(Source):
     slug = "willhaben"
     max_rows = MAX_ROWS
 
+    def describe(self, query, *, price_min=None, price_max=None):
+        """Words as typed; a pasted URL as its search words or category path, with its price bounds."""
+        if not query.strip().lower().startswith(("http://", "https://")):
+            return super().describe(query, price_min=price_min, price_max=price_max)
+        try:
+            path, params = _from_url(query.strip())
+        except BadQuery:
+            return super().describe(query, price_min=price_min, price_max=price_max)
+        params = _narrow_price(params, "PRICE_FROM", price_min, max, math.floor)
+        params = _narrow_price(params, "PRICE_TO", price_max, min, math.ceil)
+        values = dict(params)
+        words = values.get("keyword", "").strip() or _path_label(path)
+        return super().describe(words or query, price_min=_bound(values.get("PRICE_FROM")), price_max=_bound(values.get("PRICE_TO")))
+
     def fetch_pages(self, query, *, cursor=None, max_pages, price_min=None, price_max=None, rows=None):
         path, params = build_request(query, price_min=price_min, price_max=price_max)
         rows = min(rows or settings.SCRAPE_ROWS, MAX_ROWS)
@@ -85,6 +99,23 @@ def _from_url(url):
         raise BadQuery(f"not a willhaben search URL: {parts.path!r}")
     params = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=False) if k not in PAGING_PARAMS]
     return path.strip("/"), params
+
+
+# Path segments that name no search: the marketplace root and top-level sections.
+GENERIC_SEGMENTS = {"kaufen-und-verkaufen", "marktplatz", "immobilien"}
+
+
+def _path_label(path):
+    """ "immobilien/mietwohnungen/wien" → "Mietwohnungen Wien" (category ids and listing suffixes dropped)."""
+    segments = [re.sub(r"-\d+$", "", s) for s in path.split("/") if s and s not in GENERIC_SEGMENTS and not s.endswith("-angebote")]
+    return " ".join("-".join(w.capitalize() for w in s.split("-")) for s in segments[-2:] if s)
+
+
+def _bound(value):
+    try:
+        return Decimal(value) if value else None
+    except InvalidOperation:
+        return None
 
 
 def _narrow_price(params, name, bound, pick, rounding):

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from scraping.models import ScrapeRun
 from tests.factories import make_keyword
-from tests.fakes.willhaben_factory import make_raw_ads
+from tests.fakes.willhaben_factory import make_raw_ad, make_raw_ads
 from tracker.models import Ad
 
 pytestmark = pytest.mark.django_db
@@ -36,6 +36,13 @@ def test_adhoc_query_is_a_dry_run(willhaben_server):
     out = run("rtx 3080", "--pages", "1")
     assert "dry run" in out and Ad.objects.count() == 0
     assert willhaben_server.search_requests()[0].param("keyword") == "rtx 3080"
+
+
+def test_table_shows_prices_in_the_one_format(willhaben_server):
+    willhaben_server.set_ads([make_raw_ad(price="673.59"), make_raw_ad(price="0"), make_raw_ad(price=None)])
+    out = run("rtx 3080", "--pages", "1")
+    assert "€ 673,59" in out and "zu verschenken" in out and "Preis auf Anfrage" in out
+    assert "EUR" not in out
 
 
 def test_dry_run_shows_known_ads(willhaben_server):

@@ -41,6 +41,13 @@ def test_list_shows_price_change_since_first_seen_and_links_out(admin_client, ad
     assert "gpu" in html
 
 
+def test_list_shows_free_and_on_request_in_the_one_format(admin_client, ads):
+    make_ad(title="free", price=Decimal("0"))
+    html = admin_client.get(CHANGELIST).content.decode()
+    assert "zu verschenken" in html and "Preis auf Anfrage" in html
+    assert 'lago-muted">on request' not in html
+
+
 @pytest.mark.parametrize(
     "params,expected",
     [
@@ -77,3 +84,13 @@ def test_gone_filter(admin_client, ads):
     make_ad(title="sold", gone_at=timezone.now())
     assert titles(admin_client.get(CHANGELIST, {"gone": "yes"})) == {"sold"}
     assert "sold" not in titles(admin_client.get(CHANGELIST, {"gone": "no"}))
+
+
+def test_price_change_list_uses_the_one_price_format(admin_client):
+    ad = make_ad(price=Decimal("0"))
+    PriceChange.objects.create(ad=ad, old_price=Decimal("290.00"), new_price=Decimal("0"))
+    PriceChange.objects.create(ad=ad, old_price=None, new_price=Decimal("673.59"))
+    html = admin_client.get(reverse("admin:tracker_pricechange_changelist")).content.decode()
+    assert "€ 290" in html and "zu verschenken" in html and "Preis auf Anfrage" in html and "€ 673,59" in html
+    assert "290.00" not in html
+    assert str(PriceChange.objects.order_by("pk").first()).endswith("€ 290 → zu verschenken")

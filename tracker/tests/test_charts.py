@@ -48,7 +48,13 @@ def test_price_on_request_leaves_a_gap():
 
 
 def test_only_on_request_says_so():
-    assert "price on request" in price_chart_svg([(at(0), None)])
+    assert "Preis auf Anfrage" in price_chart_svg([(at(0), None)])
+
+
+def test_free_point_says_zu_verschenken():
+    svg = price_chart_svg([(at(0), Decimal("50")), (at(1), Decimal("0"))])
+    parse(svg)
+    assert "zu verschenken" in svg
     assert "no price history" in price_chart_svg([])
 
 

@@ -47,6 +47,6 @@ class Command(BaseCommand):
                 count += len(rows)
                 label = f"digest of {len(rows)}" if unit.is_digest else f"notification {rows[0].pk}"
                 self.stdout.write(f"→ chat {chat_id}: {label}")
-                if verbosity > 1:
-                    self.stdout.write(rendered.plain)
+                if verbosity:
+                    self.stdout.write(rendered.plain + "\n")
         self.stdout.write(self.style.SUCCESS(f"dry run: {count} notification(s) would be sent; nothing changed"))

@@ -10,6 +10,7 @@ A query that is not a saved keyword is always a dry run: ads need a keyword to b
 
 from django.core.management.base import BaseCommand, CommandError
 
+from lib.money import format_price
 from scraping.claims import claim_keyword_now
 from scraping.ingest import passes_filters
 from scraping.models import ScrapeRun
@@ -79,8 +80,7 @@ class Command(BaseCommand):
 
     def _table(self, rows):
         for ad, status in rows:
-            price = "on request" if ad.price is None else f"{ad.price} {ad.currency}"
-            self.stdout.write(f"{status:<10} {ad.external_id:>12} {price:>14}  {ad.title[:70]}")
+            self.stdout.write(f"{status:<10} {ad.external_id:>12} {format_price(ad.price):>17}  {ad.title[:70]}")
 
 
 def _statuses(keyword, ads, result):
