@@ -103,13 +103,17 @@ class NotificationAdmin(admin.ModelAdmin):
     def short_error(self, obj):
         return obj.last_error[:120]
 
-    @admin.action(description="Retry now (dead or pending → pending, due now)", permissions=["change"])
+    def has_requeue_permission(self, request):
+        """The page is read-only (has_change_permission is False), yet retry/cancel change rows: staff with the change permission may."""
+        return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}")
+
+    @admin.action(description="Retry now (dead or pending → pending, due now)", permissions=["requeue"])
     def retry_now(self, request, queryset):
         total = queryset.count()
         done = sum(n.retry_now() for n in queryset)
         self.message_user(request, f"{done} notification(s) queued to send now; {total - done} skipped (sent or cancelled).")
 
-    @admin.action(description="Cancel (pending only)", permissions=["change"])
+    @admin.action(description="Cancel (pending only)", permissions=["requeue"])
     def cancel(self, request, queryset):
         done = sum(n.cancel(f"cancelled by {request.user}") for n in queryset)
         level = messages.SUCCESS if done else messages.WARNING

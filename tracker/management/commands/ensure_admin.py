@@ -18,7 +18,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         username = os.environ.get("DJANGO_SUPERUSER_USERNAME", "")
-        password = settings.DJANGO_SUPERUSER_PASSWORD  # or DJANGO_SUPERUSER_PASSWORD_FILE
+        # The environment as it is now, else what settings read at start (which covers DJANGO_SUPERUSER_PASSWORD_FILE).
+        password = os.environ.get("DJANGO_SUPERUSER_PASSWORD") or settings.DJANGO_SUPERUSER_PASSWORD
         User = get_user_model()
         if not username or not password:
             if not User.objects.filter(is_superuser=True).exists():
