@@ -115,3 +115,13 @@ def test_zero_result_alert_names_the_failures(setup, settings):
         failing_scrape(keyword)
     zero = [text for text in alerts() if "found no ads" in text]
     assert len(zero) == 1 and "3 runs: 3 failed with http_5xx" in zero[0] and "site may have changed" not in zero[0]
+
+
+def test_status_shows_the_last_run_not_a_later_skip(setup):
+    server, keyword = setup
+    server.fail_next(503, times=1)
+    failing_scrape(keyword)
+    ScrapeRun.record_skip(keyword, "already_running")  # a second Run now click
+    _, out = status_exit()
+    row = next(line for line in out.splitlines() if line.strip().startswith(f"{keyword.pk} ") and "rtx" in line)
+    assert "failed:http_5xx" in row
