@@ -125,3 +125,14 @@ def test_status_shows_the_last_run_not_a_later_skip(setup):
     _, out = status_exit()
     row = next(line for line in out.splitlines() if line.strip().startswith(f"{keyword.pk} ") and "rtx" in line)
     assert "failed:http_5xx" in row
+
+
+def test_metrics_show_the_source_down_and_the_failure_streak(setup, client):
+    server, keyword = setup
+    server.fail_next(503, times=3)
+    for _ in range(3):
+        failing_scrape(keyword)
+    text = client.get("/metrics").content.decode()
+    assert 'lago_source_up{source="willhaben"} 0.0' in text
+    assert "lago_degraded 1.0" in text
+    assert f'lago_keyword_consecutive_failures{{keyword="rtx",keyword_id="{keyword.pk}",source="willhaben"}} 3.0' in text
