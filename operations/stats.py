@@ -46,10 +46,10 @@ def _overdue_s(keyword, now):
 
 
 def keyword_rows(now):
-    """Every keyword with its latest run and last successful run: two queries."""
+    """Every keyword with its latest run (a skip does not hide the run before it) and last successful run: two queries."""
     runs = ScrapeRun.objects.filter(keyword=OuterRef("pk")).order_by("-started_at")
     keywords = Keyword.objects.annotate(
-        latest_run_id=Subquery(runs.values("pk")[:1]),
+        latest_run_id=Subquery(runs.exclude(status=ScrapeRun.Status.SKIPPED).values("pk")[:1]),
         newest_success_at=Subquery(runs.filter(status=ScrapeRun.Status.DONE).values("finished_at")[:1]),
     )
     keywords = list(keywords)

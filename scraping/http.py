@@ -16,6 +16,7 @@ import logging
 import random
 import threading
 import time
+import zlib
 from contextlib import contextmanager
 from email.utils import parsedate_to_datetime
 
@@ -36,6 +37,9 @@ _last_request_at = {}
 _gap_lock = threading.Lock()
 # monotonic time by which every fetch() must be over (see time_budget), or None.
 _deadline = contextvars.ContextVar("fetch_deadline", default=None)
+# Headers of the wire body that no longer describe a body we have decoded and buffered.
+BODY_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
+INFLATE_STEP = 1024 * 1024
 
 
 def get_client():
@@ -60,7 +64,8 @@ def _build_client():
         timeout=httpx.Timeout(settings.HTTP_TIMEOUT),
         proxy=settings.HTTP_PROXY or None,
         trust_env=False,
-        headers={"User-Agent": settings.HTTP_USER_AGENT},
+        # gzip only: it is what _decoded_chunks inflates a bounded step at a time.
+        headers={"User-Agent": settings.HTTP_USER_AGENT, "Accept-Encoding": "gzip"},
     )
 
 
@@ -124,10 +129,14 @@ def _try_once(url, params, headers):
     """One request: (response, None) on 2xx, else (response or None, FetchError)."""
     try:
         response = _get_once(url, params, headers)
+    except FetchError as error:  # too_large
+        return None, error
     except httpx.TimeoutException as exc:
         return None, FetchError("timeout", f"timed out: {exc!r}", transient=True)
     except httpx.TransportError as exc:
         return None, FetchError("connect_error", f"transport error: {exc!r}", transient=True)
+    except httpx.DecodingError as exc:
+        return None, FetchError("decode_error", f"undecodable body: {exc!r}")
     if response.is_success:
         return response, None
     return response, _error_for(response)
@@ -139,7 +148,56 @@ def _get_once(url, params, headers):
     if left is not None and left <= 0:
         raise httpx.TimeoutException("the scrape's time budget is used up")
     timeout = settings.HTTP_TIMEOUT if left is None else min(settings.HTTP_TIMEOUT, left)
-    return get_client().get(url, params=params, headers=headers, timeout=timeout)
+    # The timeouts above are per read: a peer dripping bytes meets each one. The whole
+    # request also ends by this deadline (within the scrape's budget when there is one).
+    deadline = time.monotonic() + (settings.SCRAPE_TIME_BUDGET_S if left is None else left)
+    client = get_client()
+    request = client.build_request("GET", url, params=params, headers=headers, timeout=timeout)
+    response = client.send(request, stream=True)
+    try:
+        body = _read_capped(response, deadline)
+    finally:
+        response.close()
+    # The body is decoded already: the copy must not claim an encoding.
+    kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in BODY_HEADERS]
+    return httpx.Response(response.status_code, headers=kept, content=body, request=request)
+
+
+def _read_capped(response, deadline):
+    """The decoded body, at most SCRAPE_MAX_RESPONSE_BYTES, read by `deadline` (monotonic)."""
+    cap = settings.SCRAPE_MAX_RESPONSE_BYTES
+    body = bytearray()
+    for chunk in _decoded_chunks(response):
+        body += chunk
+        if len(body) > cap:
+            # Counted after decompression: a small gzip body can inflate a thousandfold.
+            raise FetchError("too_large", f"response body over {cap} bytes (SCRAPE_MAX_RESPONSE_BYTES)", status=response.status_code)
+        if time.monotonic() > deadline:
+            raise httpx.ReadTimeout(f"response not complete by the request's deadline ({len(body)} bytes read)")
+    return bytes(body)
+
+
+def _decoded_chunks(response):
+    """The body as it arrives (no re-chunking: the deadline is checked per network read), gzip
+    (what we ask for) inflated INFLATE_STEP bytes at a time, so a bomb is stopped at the cap
+    instead of inflating a whole network read (64 KiB -> 64 MB) at once.
+    Other encodings, which a server should not send unasked, go through httpx's own decoders."""
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    if encoding in ("", "identity"):
+        yield from response.iter_raw()
+        return
+    if encoding != "gzip":
+        yield from response.iter_bytes()
+        return
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        for data in response.iter_raw():
+            while data and not inflater.eof:
+                yield inflater.decompress(data, INFLATE_STEP)
+                data = inflater.unconsumed_tail
+        yield inflater.flush()
+    except zlib.error as exc:
+        raise httpx.DecodingError(f"bad gzip body: {exc}") from None
 
 
 def _error_for(response):

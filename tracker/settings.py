@@ -193,6 +193,8 @@ SCRAPE_MIN_REQUEST_GAP_MS = env.int("SCRAPE_MIN_REQUEST_GAP_MS", default=500)
 
 SCRAPE_ROWS = env.int("SCRAPE_ROWS", default=30)
 SCRAPE_MAX_PAGES = env.int("SCRAPE_MAX_PAGES", default=2)
+# Bytes of one marketplace response after decompression; over it the run fails as too_large.
+SCRAPE_MAX_RESPONSE_BYTES = env.int("SCRAPE_MAX_RESPONSE_BYTES", default=20_000_000)
 NOTIFY_ON_FIRST_RUN = env.bool("NOTIFY_ON_FIRST_RUN", default=False)
 # Deep sweeps: every keyword is read past its cursor every SCRAPE_SWEEP_HOURS, up to
 # SCRAPE_SWEEP_MAX_PAGES pages at the source's largest page size (willhaben: 200 rows).

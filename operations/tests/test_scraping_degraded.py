@@ -115,3 +115,32 @@ def test_zero_result_alert_names_the_failures(setup, settings):
         failing_scrape(keyword)
     zero = [text for text in alerts() if "found no ads" in text]
     assert len(zero) == 1 and "3 runs: 3 failed with http_5xx" in zero[0] and "site may have changed" not in zero[0]
+
+
+def test_status_shows_the_last_run_not_a_later_skip(setup):
+    server, keyword = setup
+    server.fail_next(503, times=1)
+    failing_scrape(keyword)
+    ScrapeRun.record_skip(keyword, "already_running")  # a second Run now click
+    _, out = status_exit()
+    row = next(line for line in out.splitlines() if line.strip().startswith(f"{keyword.pk} ") and "rtx" in line)
+    assert "failed:http_5xx" in row
+
+
+def test_metrics_show_the_source_down_and_the_failure_streak(setup, client):
+    server, keyword = setup
+    server.fail_next(503, times=3)
+    for _ in range(3):
+        failing_scrape(keyword)
+    text = client.get("/metrics").content.decode()
+    assert 'lago_source_up{source="willhaben"} 0.0' in text
+    assert "lago_degraded 1.0" in text
+    assert f'lago_keyword_consecutive_failures{{keyword="rtx",keyword_id="{keyword.pk}",source="willhaben"}} 3.0' in text
+
+
+def test_dashboard_badge_is_amber_with_the_reason(setup, admin_client):
+    server, keyword = setup
+    server.mode = "html_challenge"
+    failing_scrape(keyword)
+    html = admin_client.get("/admin/").content.decode()
+    assert '<span class="lago-badge lago-amber">degraded</span> <code>scraping_failing:willhaben:' in html

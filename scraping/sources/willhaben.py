@@ -146,6 +146,8 @@ def parse_body(content):
         data = json.loads(stripped)
     except ValueError as exc:
         raise ParseError(f"response is not JSON: {exc}", body=content) from None
+    except RecursionError:
+        raise ParseError("response JSON is nested too deeply", body=content) from None
     if isinstance(data, dict) and "props" in data:
         props = data.get("props")
         page_props = props.get("pageProps") if isinstance(props, dict) else None
@@ -167,7 +169,7 @@ def build_page(result, *, number, rows, cursor, body=b""):
                 bad.append(str(exc))
         rows_found = int(result.get("rowsFound", 0))
         rows_returned = int(result.get("rowsReturned", len(raw_ads)))
-    except (KeyError, TypeError, ValueError, AttributeError, InvalidOperation) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, InvalidOperation, RecursionError) as exc:
         # AttributeError: a list or number where an object belongs (e.g. advertImage: [1]).
         raise ParseError(f"unexpected ad format: {exc!r}", body=body) from None
     is_last = rows_returned < rows or number * rows >= rows_found

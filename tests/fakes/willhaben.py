@@ -5,7 +5,9 @@
     server.top_ads = [make_raw_ad(top=True)]  # pinned above page 1
     server.fail_next(status=503, times=2)     # or status=429, retry_after=1
     server.fail_page(2, status=503)           # every request for page 2 fails
-    server.mode = "html_challenge"            # "ok" | "html_challenge" | "garbage" | "wrong_json" | "changed_schema"
+    server.mode = "html_challenge"            # "ok" | "html_challenge" | "garbage" | "wrong_json" | "changed_schema" | "deep_json"
+    server.gzip_bomb(size)                    # answer a gzip body that inflates to `size` zero bytes
+    server.mode = "drip"                      # answer 1 byte every `drip_s` seconds, `drip_bytes` in all
     server.latency_s = 0.2
     server.hang_page(2, seconds=30)           # hold requests for page 2 (a worker stuck mid-run)
     server.ads_for_query["bike"] = [...]      # a query of its own result list
@@ -20,6 +22,7 @@ caps `rows` at 200, pages with `page` and pins the set with `publishedDateTo`.
 import json
 import threading
 import time
+import zlib
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -49,6 +52,9 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, fake, *args, **kw):
         self.fake = fake
         super().__init__(*args, **kw)
+
+    def handle_error(self, request, client_address):
+        pass  # a client that hangs up early (a body over its cap, a deadline) is what some tests want
 
     def get_request(self):
         # One accepted socket = one TCP connection: what keep-alive should keep low.
@@ -94,12 +100,33 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, b"\x00\x01 not json at all {{{")
         if fake.mode == "wrong_json":
             return self._send(200, json.dumps({"error": "something else", "items": []}).encode())
+        if fake.mode == "deep_json":
+            return self._send(200, b"[" * 100_000 + b"]" * 100_000)
+        if fake.mode == "gzip_bomb":
+            return self._send(200, fake.bomb, headers={"Content-Encoding": "gzip"})
+        if fake.mode == "drip":
+            return self._drip(fake)
         if fake.mode == "changed_schema":
             # The envelope is still there, the ads inside are not what we know.
             return self._send(
                 200, json.dumps(search_result([{"id": "1", "attrs": []}], rows_found=1, rows_requested=30, page=1, path="x")).encode()
             )
         self._send(200, json.dumps(fake.search(split.path[len(SEARCH_PREFIX) :], request)).encode())
+
+    def _drip(self, fake):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(fake.drip_bytes))
+        self.end_headers()
+        self.close_connection = True
+        try:
+            for _ in range(fake.drip_bytes):
+                if fake.released.wait(fake.drip_s):
+                    return
+                self.wfile.write(b" ")
+                self.wfile.flush()
+        except OSError:
+            pass  # the client gave up: that is the point
 
     def _send(self, status, body, headers=None, content_type="application/json"):
         self.send_response(status)
@@ -119,6 +146,9 @@ class FakeWillhaben:
         self.top_ads = []
         self.mode = "ok"
         self.latency_s = 0.0
+        self.drip_s = 1.0
+        self.drip_bytes = 1_000_000
+        self.bomb = b""
         self.requests = []
         self.connections = 0
         self.page_hangs = {}
@@ -152,6 +182,14 @@ class FakeWillhaben:
     def set_ads(self, ads):
         """The result list; kept newest first as `sort=1` returns it."""
         self.ads = sorted(ads, key=published_ms, reverse=True)
+
+    def gzip_bomb(self, size):
+        """Answer every search with a gzip body that inflates to `size` zero bytes."""
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: gzip framing
+        chunk = bytes(1 << 20)
+        parts = [packer.compress(chunk) for _ in range(size // len(chunk))]
+        self.bomb = b"".join([*parts, packer.compress(bytes(size % len(chunk))), packer.flush()])
+        self.mode = "gzip_bomb"
 
     def fail_next(self, status=503, times=1, retry_after=None, body=b""):
         """Answer the next `times` search requests with `status` (and a Retry-After header)."""
