@@ -58,7 +58,7 @@ def _build_client():
     return httpx.Client(
         limits=limits,
         timeout=httpx.Timeout(settings.HTTP_TIMEOUT),
-        proxy=settings.HTTP_PROXY or None,
+        proxy=settings.SCRAPE_PROXY_URL or None,
         trust_env=False,
         headers={"User-Agent": settings.HTTP_USER_AGENT},
     )

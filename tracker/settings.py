@@ -166,7 +166,8 @@ HTTP_MAX_CONNECTIONS = env.int("HTTP_MAX_CONNECTIONS", default=10)
 HTTP_MAX_KEEPALIVE_CONNECTIONS = env.int("HTTP_MAX_KEEPALIVE_CONNECTIONS", default=5)
 HTTP_KEEPALIVE_EXPIRY = env.float("HTTP_KEEPALIVE_EXPIRY", default=30.0)
 HTTP_TIMEOUT = env.float("HTTP_TIMEOUT", default=15.0)
-HTTP_PROXY = env.str("HTTP_PROXY", default="")
+# Not HTTP_PROXY: httpx and others read that standard name on their own (the Bot API client must not).
+SCRAPE_PROXY_URL = env.str("SCRAPE_PROXY_URL", default="")
 HTTP_USER_AGENT = env.str(
     "HTTP_USER_AGENT",
     default="Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
@@ -209,6 +210,8 @@ TELEGRAM_BOT_TOKEN = env.str("TELEGRAM_BOT_TOKEN", default="")
 TELEGRAM_API_BASE_URL = env.str("TELEGRAM_API_BASE_URL", default="https://api.telegram.org")
 # Connect/read/write timeout of one Bot API call; must stay well below NOTIFY_CLAIM_LEASE_S.
 TELEGRAM_TIMEOUT_S = env.float("TELEGRAM_TIMEOUT_S", default=10.0)
+# The only proxy Bot API calls use; the environment's HTTP(S)_PROXY variables are ignored for them.
+TELEGRAM_PROXY_URL = env.str("TELEGRAM_PROXY_URL", default="")
 # Telegram allows ~30 messages/s per bot; staying below it means normal operation never meets a 429.
 TELEGRAM_MAX_PER_SECOND = env.int("TELEGRAM_MAX_PER_SECOND", default=25)
 # Rows one process_queue() call sends at most, and the wall-time it may spend pacing them.
