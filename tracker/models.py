@@ -54,6 +54,8 @@ class Keyword(models.Model):
     last_run_at = models.DateTimeField(null=True, blank=True)
     # Set while the zero-result monitor has an open alert for this keyword.
     zero_result_alert_at = models.DateTimeField(null=True, blank=True)
+    # The Telegram chat that proposed it with /add (the per-chat /add limit counts these).
+    proposed_by_chat_id = models.BigIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -231,6 +231,8 @@ TELEGRAM_ADMIN_CHAT_IDS = env.list("TELEGRAM_ADMIN_CHAT_IDS", cast=int, default=
 TELEGRAM_OPEN_REGISTRATION = env.bool("TELEGRAM_OPEN_REGISTRATION", default=False)
 # true: active chats may propose keywords with /add (created inactive, an admin activates them).
 TELEGRAM_USERS_MAY_ADD_KEYWORDS = env.bool("TELEGRAM_USERS_MAY_ADD_KEYWORDS", default=False)
+# /add proposals per chat in any 24 hours (each one alerts every admin chat).
+TELEGRAM_ADD_PER_DAY = env.int("TELEGRAM_ADD_PER_DAY", default=5)
 # Long-poll timeout of getUpdates, seconds; must stay well below HEALTHCHECK_BOT_STALE_S.
 TELEGRAM_POLL_TIMEOUT_S = env.int("TELEGRAM_POLL_TIMEOUT_S", default=30)
 
