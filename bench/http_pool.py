@@ -5,7 +5,7 @@
 Both sides call the product's own functions: *pooled* is `scraping.http.fetch()` on the
 shared client (`get_client()`, pool limits from settings), *per call* is the same `fetch()`
 with `close_client()` after every request, so each request builds a new client and opens
-a new connection. The host gap (SCRAPE_MIN_REQUEST_GAP_MS) and HTTP_PROXY are off here:
+a new connection. The host gap (SCRAPE_MIN_REQUEST_GAP_MS) and SCRAPE_PROXY_URL are off here:
 the bench times the requests, not the politeness delay.
 
 The server is the fake willhaben (ThreadingHTTPServer, Nagle off) wrapped in TLS with a
@@ -59,7 +59,7 @@ def _trusting(client_ctx):
 
 
 def main():
-    setup_django(SCRAPE_MIN_REQUEST_GAP_MS=0, HTTP_PROXY="")
+    setup_django(SCRAPE_MIN_REQUEST_GAP_MS=0, SCRAPE_PROXY_URL="")
     from scraping import http
     from tests.fakes.willhaben import FakeWillhaben
 

@@ -62,6 +62,15 @@ class DeliveryError(Exception):
         return not self.permanent and self.retry_after is None and self.migrate_to_chat_id is None
 
 
+def bot_request(**kwargs) -> HTTPXRequest:
+    """An HTTPXRequest for the Bot API that ignores the environment's proxy variables.
+
+    HTTP_PROXY/HTTPS_PROXY in the environment are for other traffic: a Bot API call through
+    them would carry the token in its URL. Only TELEGRAM_PROXY_URL, when set, is used.
+    """
+    return HTTPXRequest(proxy=settings.TELEGRAM_PROXY_URL or None, httpx_kwargs={"trust_env": False}, **kwargs)
+
+
 def sending_paused() -> bool:
     """True when no bot token is configured: rows wait in the outbox."""
     return not settings.TELEGRAM_BOT_TOKEN
@@ -70,12 +79,12 @@ def sending_paused() -> bool:
 class _Runtime:
     def __init__(self, key):
         self.key = key
-        token, base_url, timeout, _pid = key
+        token, base_url, timeout, _pid, _proxy = key
         self.loop = asyncio.new_event_loop()
-        request = HTTPXRequest(
+        request = bot_request(
             connection_pool_size=8, connect_timeout=timeout, read_timeout=timeout, write_timeout=timeout, media_write_timeout=timeout
         )
-        updates_request = HTTPXRequest(connection_pool_size=1, connect_timeout=timeout, read_timeout=timeout + 30)
+        updates_request = bot_request(connection_pool_size=1, connect_timeout=timeout, read_timeout=timeout + 30)
         self.run(request.initialize())
         self.run(updates_request.initialize())
         self.bot = Bot(token, base_url=f"{base_url.rstrip('/')}/bot", request=request, get_updates_request=updates_request)
@@ -95,7 +104,13 @@ _lock = threading.RLock()
 
 
 def _current_key():
-    return (settings.TELEGRAM_BOT_TOKEN, settings.TELEGRAM_API_BASE_URL, settings.TELEGRAM_TIMEOUT_S, os.getpid())
+    return (
+        settings.TELEGRAM_BOT_TOKEN,
+        settings.TELEGRAM_API_BASE_URL,
+        settings.TELEGRAM_TIMEOUT_S,
+        os.getpid(),
+        settings.TELEGRAM_PROXY_URL,
+    )
 
 
 def runtime() -> _Runtime:

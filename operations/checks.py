@@ -34,6 +34,19 @@ def check_secret_key(app_configs=None, **kwargs):
     ]
 
 
+@register(Tags.security)
+def check_stats_token(app_configs=None, **kwargs):
+    if settings.DEBUG or settings.STATS_TOKEN:
+        return []
+    return [
+        Warning(
+            "STATS_TOKEN is not set and DEBUG is off: /stats and /metrics are open to anyone who can reach the web server.",
+            hint="Set STATS_TOKEN to a long random string; scrapers then send Authorization: Bearer <token>.",
+            id="lago.W010",
+        )
+    ]
+
+
 @register()
 def check_queue_timeouts(app_configs=None, **kwargs):
     q = settings.Q_CLUSTER

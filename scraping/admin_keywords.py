@@ -3,6 +3,8 @@
 Registered over tracker's KeywordAdmin (scraping is the higher layer and knows runs, claims and subscriptions).
 """
 
+from importlib import import_module
+
 from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
@@ -16,6 +18,7 @@ from lib.badges import badge
 from notifications.admin import KeywordSubscriptionInline
 from notifications.models import Subscription
 from scraping.claims import claim_keyword_now
+from scraping.errors import BadQuery
 from scraping.models import ScrapeRun
 from scraping.sources import registry
 from scraping.tick import enqueue_scrape
@@ -46,6 +49,32 @@ class KeywordForm(tracker_admin.KeywordForm):
         initial="willhaben",
         error_messages={"invalid_choice": "Unknown source %(value)s: choose one the registry knows (" + ", ".join(registry.slugs()) + ")."},
     )
+
+    def _price(self, name):
+        value = self.cleaned_data.get(name)
+        if value is not None and value < 0:
+            raise forms.ValidationError("A price cannot be negative.")
+        return value
+
+    def clean_price_min(self):
+        return self._price("price_min")
+
+    def clean_price_max(self):
+        return self._price("price_max")
+
+    def clean(self):
+        """The source's own query check (a URL of another site, a non-search page) fails here, not at the first run."""
+        data = super().clean()
+        query, source = data.get("query"), data.get("source")
+        if query and source:
+            # The source module's build_request is its query parser (willhaben: BadQuery for foreign URLs).
+            build_request = getattr(import_module(registry.get_handler(source).__module__), "build_request", None)
+            if build_request is not None:
+                try:
+                    build_request(query, price_min=data.get("price_min"), price_max=data.get("price_max"))
+                except BadQuery as exc:
+                    self.add_error("query", f"The {source} source cannot search this: {exc}.")
+        return data
 
 
 admin.site.unregister(Keyword)

@@ -62,7 +62,7 @@ def _build_client():
     return httpx.Client(
         limits=limits,
         timeout=httpx.Timeout(settings.HTTP_TIMEOUT),
-        proxy=settings.HTTP_PROXY or None,
+        proxy=settings.SCRAPE_PROXY_URL or None,
         trust_env=False,
         # gzip only: it is what _decoded_chunks inflates a bounded step at a time.
         headers={"User-Agent": settings.HTTP_USER_AGENT, "Accept-Encoding": "gzip"},

@@ -183,7 +183,7 @@ class AdAdmin(MachineWrittenAdmin):
     def get_search_results(self, request, queryset, search_term):
         """A number may also be our own id."""
         term = search_term.strip()
-        if term.isdigit():
+        if term.isascii() and term.isdigit() and len(term) <= 18:
             return queryset.filter(Q(pk=int(term)) | Q(external_id=term) | Q(title__icontains=term)), False
         return super().get_search_results(request, queryset, search_term)
 

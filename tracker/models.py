@@ -103,6 +103,8 @@ class Keyword(models.Model):
     last_success_at = models.DateTimeField(null=True, blank=True)
     # Set while the failure monitor has told admins this keyword is failing.
     failing_alert_at = models.DateTimeField(null=True, blank=True)
+    # The Telegram chat that proposed it with /add (the per-chat /add limit counts these).
+    proposed_by_chat_id = models.BigIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

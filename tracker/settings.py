@@ -50,6 +50,19 @@ SECRET_KEY = secret("SECRET_KEY", default=DEV_SECRET_KEY)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
+# HTTPS behind a TLS-terminating proxy (README "Running in production" lists the values for
+# `manage.py check --deploy`). Off by default so `make run` works over plain http.
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
+# Container healthchecks call these over plain http from inside: never redirected.
+SECURE_REDIRECT_EXEMPT = [r"^health$", r"^metrics$"]
+# true: trust the proxy's X-Forwarded-Proto: https (only behind a proxy that sets it).
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("SECURE_PROXY_SSL_HEADER", default=False) else None
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=False)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=False)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+
 INSTALLED_APPS = [
     "operations.apps.LagoAdminConfig",
     "django.contrib.auth",
@@ -178,7 +191,8 @@ HTTP_MAX_CONNECTIONS = env.int("HTTP_MAX_CONNECTIONS", default=10)
 HTTP_MAX_KEEPALIVE_CONNECTIONS = env.int("HTTP_MAX_KEEPALIVE_CONNECTIONS", default=5)
 HTTP_KEEPALIVE_EXPIRY = env.float("HTTP_KEEPALIVE_EXPIRY", default=30.0)
 HTTP_TIMEOUT = env.float("HTTP_TIMEOUT", default=15.0)
-HTTP_PROXY = env.str("HTTP_PROXY", default="")
+# Not HTTP_PROXY: httpx and others read that standard name on their own (the Bot API client must not).
+SCRAPE_PROXY_URL = env.str("SCRAPE_PROXY_URL", default="")
 HTTP_USER_AGENT = env.str(
     "HTTP_USER_AGENT",
     default="Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
@@ -231,6 +245,8 @@ TELEGRAM_BOT_TOKEN = secret("TELEGRAM_BOT_TOKEN")
 TELEGRAM_API_BASE_URL = env.str("TELEGRAM_API_BASE_URL", default="https://api.telegram.org")
 # Connect/read/write timeout of one Bot API call; must stay well below NOTIFY_CLAIM_LEASE_S.
 TELEGRAM_TIMEOUT_S = env.float("TELEGRAM_TIMEOUT_S", default=10.0)
+# The only proxy Bot API calls use; the environment's HTTP(S)_PROXY variables are ignored for them.
+TELEGRAM_PROXY_URL = env.str("TELEGRAM_PROXY_URL", default="")
 # Telegram allows ~30 messages/s per bot; staying below it means normal operation never meets a 429.
 TELEGRAM_MAX_PER_SECOND = env.int("TELEGRAM_MAX_PER_SECOND", default=25)
 # Rows one process_queue() call sends at most, and the wall-time it may spend pacing them.
@@ -250,6 +266,8 @@ TELEGRAM_ADMIN_CHAT_IDS = env.list("TELEGRAM_ADMIN_CHAT_IDS", cast=int, default=
 TELEGRAM_OPEN_REGISTRATION = env.bool("TELEGRAM_OPEN_REGISTRATION", default=False)
 # true: active chats may propose keywords with /add (created inactive, an admin activates them).
 TELEGRAM_USERS_MAY_ADD_KEYWORDS = env.bool("TELEGRAM_USERS_MAY_ADD_KEYWORDS", default=False)
+# /add proposals per chat in any 24 hours (each one alerts every admin chat).
+TELEGRAM_ADD_PER_DAY = env.int("TELEGRAM_ADD_PER_DAY", default=5)
 # Long-poll timeout of getUpdates, seconds; must stay well below HEALTHCHECK_BOT_STALE_S.
 TELEGRAM_POLL_TIMEOUT_S = env.int("TELEGRAM_POLL_TIMEOUT_S", default=30)
 

@@ -31,6 +31,7 @@ from telegram.request import HTTPXRequest
 from lib.log_filters import redact
 from notifications.bot import admin_commands, handlers, services
 from notifications.models import TelegramChat
+from notifications.telegram import bot_request
 from tracker.models import Heartbeat
 
 logger = logging.getLogger(__name__)
@@ -98,9 +99,16 @@ def build_application(db=None, application_class=Application) -> Application:
     """The Application with every handler; `db` runs sync callables (default: thread_db)."""
     timeout = settings.TELEGRAM_TIMEOUT_S
     base = settings.TELEGRAM_API_BASE_URL.rstrip("/")
-    request = HTTPXRequest(connection_pool_size=8, connect_timeout=timeout, read_timeout=timeout, write_timeout=timeout)
+    request = bot_request(connection_pool_size=8, connect_timeout=timeout, read_timeout=timeout, write_timeout=timeout)
     # PTB adds the long-poll timeout to this read timeout for getUpdates.
-    updates_request = PollingRequest(connection_pool_size=1, connect_timeout=timeout, read_timeout=timeout, write_timeout=timeout)
+    updates_request = PollingRequest(
+        connection_pool_size=1,
+        connect_timeout=timeout,
+        read_timeout=timeout,
+        write_timeout=timeout,
+        proxy=settings.TELEGRAM_PROXY_URL or None,
+        httpx_kwargs={"trust_env": False},  # see telegram.bot_request
+    )
     app = (
         ApplicationBuilder()
         .application_class(application_class)

@@ -25,7 +25,7 @@ class Action:
 def parse(data: str | None) -> Action | None:
     """ "sub:12" → Action("sub", 12); None for anything we did not make."""
     name, _, value = (data or "").partition(":")
-    if name not in ACTIONS or not value.lstrip("-").isdigit():
+    if name not in ACTIONS or not (value.lstrip("-").isascii() and value.lstrip("-").isdigit()):
         return None
     return Action(name, int(value))
 

@@ -20,7 +20,7 @@ from notifications.bot.durations import DurationError, describe, parse_duration
 from notifications.bot.help import help_text
 from notifications.bot.replies import CallbackReply, ChatRef, Reply, chat_of, when
 from notifications.messages import esc
-from notifications.models import MUTED_FOREVER, Notification
+from notifications.models import MUTED_FOREVER, Notification, Subscription
 from tracker.models import Keyword
 
 KEYWORDS_SHOWN = 40
@@ -49,17 +49,28 @@ def keywords(ref: ChatRef, args=()) -> Reply:
     return Reply("\n".join(lines), keyboards.keywords_keyboard(shown, subscribed))
 
 
-def _keyword_arg(args, command, active_only=True):
-    """(keyword, None) or (None, error Reply) for `/command <id>`."""
+def _keyword_arg(args, command, active_only=True, chat=None):
+    """(keyword, None) or (None, error Reply) for `/command <id>`.
+
+    With active_only=False an inactive keyword is found only when `chat` follows it:
+    nobody learns the names of keywords they cannot see in /keywords.
+    """
     if not args:
         return None, Reply(f"Which keyword? Send /{command} &lt;id&gt;, e.g. /{command} 12. /keywords lists the ids.")
     raw = args[0].lstrip("#")
-    if not raw.isdigit():
+    # ASCII digits only: "²".isdigit() is True, but int("²") fails.
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
         return None, Reply(f"“{esc(args[0])}” is not a keyword id. Send /{command} &lt;id&gt; with a number; /keywords lists the ids.")
     keyword = Keyword.objects.filter(pk=int(raw)).first()
-    if keyword is None or (active_only and not keyword.is_active):
+    if keyword is not None and not keyword.is_active and (active_only or not _follows(chat, keyword)):
+        keyword = None
+    if keyword is None:
         return None, Reply(f"There is no active keyword #{int(raw)}. /keywords lists the ones you can follow.")
     return keyword, None
+
+
+def _follows(chat, keyword):
+    return chat is not None and Subscription.objects.filter(chat=chat, keyword=keyword).exists()
 
 
 def subscribe(ref: ChatRef, args=()) -> Reply:
@@ -72,7 +83,7 @@ def subscribe(ref: ChatRef, args=()) -> Reply:
 
 
 def unsubscribe(ref: ChatRef, args=()) -> Reply:
-    keyword, error = _keyword_arg(args, "unsubscribe", active_only=False)
+    keyword, error = _keyword_arg(args, "unsubscribe", active_only=False, chat=chat_of(ref))
     if error:
         return error
     if not chat_of(ref).unsubscribe(keyword):
@@ -146,8 +157,11 @@ def add(ref: ChatRef, args=()) -> Reply:
         return Reply("What should Lago search for? Send /add &lt;search words&gt;, e.g. /add rennrad carbon.")
     if len(query) > QUERY_MAX:
         return Reply(f"That search is too long ({len(query)} characters, at most {QUERY_MAX}).")
+    limit = settings.TELEGRAM_ADD_PER_DAY
+    if Keyword.objects.filter(proposed_by_chat_id=ref.chat_id, created_at__gte=timezone.now() - timedelta(days=1)).count() >= limit:
+        return Reply(f"You proposed {limit} keywords in the last 24 hours, the most a chat may. Please wait for an admin to look at them.")
     with transaction.atomic():
-        keyword = Keyword.objects.create(query=query, is_active=False)
+        keyword = Keyword.objects.create(query=query, is_active=False, proposed_by_chat_id=ref.chat_id)
         enqueue_admin_alert(
             f"keyword-proposed:{keyword.pk}",
             f"Chat {ref.chat_id} proposed keyword #{keyword.pk} “{query}”. Activate it in the Django admin (Keywords).",
@@ -184,6 +198,8 @@ def callback(ref: ChatRef, data: str) -> CallbackReply:
         chat.mute(timezone.now() + timedelta(seconds=seconds))
         return CallbackReply(f"💤 Snoozed for {describe(timedelta(seconds=seconds))}. /unmute ends it earlier.")
     keyword = Keyword.objects.filter(pk=action.value).first()
+    if keyword is not None and not keyword.is_active and not _follows(chat, keyword):
+        keyword = None  # an inactive keyword's name only for chats that follow it
     if keyword is None:
         return CallbackReply("That keyword does not exist any more. /keywords lists the current ones.", alert=True)
     name = keyword.display_name
@@ -193,7 +209,7 @@ def callback(ref: ChatRef, data: str) -> CallbackReply:
         return CallbackReply(f"🔕 “{name}” muted until /unmute.")
     if action.name == "sub":
         if not keyword.is_active:
-            return CallbackReply(f"“{name}” is not active any more.", alert=True)
+            return CallbackReply(f"“{name}” is paused; you can subscribe again once it is active.", alert=True)
         chat.subscribe(keyword)
         toast = f"✅ Subscribed to “{name}”"
     else:

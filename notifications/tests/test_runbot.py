@@ -48,3 +48,14 @@ def test_runbot_polls_answers_beats_and_stops_cleanly_on_sigterm(telegram):
     assert "runbot: stopped" in output
     assert telegram.token not in output
     assert Heartbeat.age_seconds("bot") < 60
+
+
+@pytest.mark.django_db
+@pytest.mark.timeout(60)
+def test_runbot_with_a_revoked_token_exits_with_a_clear_message_without_the_token(telegram, capsys, caplog):
+    telegram.fail(401, "Unauthorized", methods=None, times=None)
+    with pytest.raises(CommandError, match="Telegram rejected TELEGRAM_BOT_TOKEN") as error:
+        call_command("runbot", verbosity=0)
+    out = capsys.readouterr()
+    everything = str(error.value) + out.out + out.err + caplog.text
+    assert telegram.token not in everything and telegram.token.split(":")[1] not in everything

@@ -52,7 +52,7 @@ def unreachable_env(port):
     return {
         **os.environ,
         "DATABASE_URL": f"postgres://lago@127.0.0.1:{port}/lago",
-        "SECRET_KEY": "test-only",
+        "SECRET_KEY": "test-only-secret-key-long-enough",
         "DEBUG": "false",
         "ALLOWED_HOSTS": "testserver",
     }

@@ -126,3 +126,47 @@ def test_the_env_example_secret_key_is_refused():
 def test_password_validators_are_configured():
     names = {v["NAME"].rsplit(".", 1)[1] for v in settings.AUTH_PASSWORD_VALIDATORS}
     assert {"MinimumLengthValidator", "CommonPasswordValidator", "NumericPasswordValidator"} <= names
+
+
+PRODUCTION_ENV = {
+    "DEBUG": "false",
+    "SECRET_KEY": "pR0d-" + "k7Qx9_ZmLw3VbT2nYc8HsJ4dFa6GeUiOpXrN1tKqWy5Bv0Mz",
+    "ALLOWED_HOSTS": "lago.example.com",
+    "CSRF_TRUSTED_ORIGINS": "https://lago.example.com",
+    "SECURE_SSL_REDIRECT": "true",
+    "SECURE_PROXY_SSL_HEADER": "true",
+    "SESSION_COOKIE_SECURE": "true",
+    "CSRF_COOKIE_SECURE": "true",
+    "SECURE_HSTS_SECONDS": "31536000",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS": "true",
+    "SECURE_HSTS_PRELOAD": "true",
+    "STATS_TOKEN": "a-long-random-stats-token-for-this-test",
+    "TELEGRAM_BOT_TOKEN": "123456789:AAFakeTokenForTests_abcdefghijklmnop",
+}
+
+
+def _check_deploy(**env_vars):
+    env = {**os.environ, **env_vars}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+    )
+
+
+def test_check_deploy_is_clean_with_the_readmes_production_values():
+    readme = (settings.BASE_DIR / "README.md").read_text()
+    for name in PRODUCTION_ENV:
+        assert f"`{name}`" in readme, f"{name} is not documented in README"
+    result = _check_deploy(**PRODUCTION_ENV)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_open_stats_without_debug_is_a_warning():
+    with override_settings(DEBUG=False, STATS_TOKEN=""):
+        assert [w.id for w in checks.check_stats_token()] == ["lago.W010"]
+    with override_settings(DEBUG=True, STATS_TOKEN=""):
+        assert checks.check_stats_token() == []

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 from telegram import Update
+from telegram.error import InvalidToken
 
 from notifications.bot.app import build_application
 
@@ -21,11 +22,17 @@ class Command(BaseCommand):
         if verbosity:
             self.stdout.write(f"runbot: starting long polling (timeout {settings.TELEGRAM_POLL_TIMEOUT_S}s)")
             self.stdout.flush()
-        app.run_polling(
-            poll_interval=0,
-            timeout=settings.TELEGRAM_POLL_TIMEOUT_S,
-            allowed_updates=Update.ALL_TYPES,
-            stop_signals=(signal.SIGINT, signal.SIGTERM),
-        )
+        try:
+            app.run_polling(
+                poll_interval=0,
+                timeout=settings.TELEGRAM_POLL_TIMEOUT_S,
+                allowed_updates=Update.ALL_TYPES,
+                stop_signals=(signal.SIGINT, signal.SIGTERM),
+            )
+        except InvalidToken:
+            # PTB's message names the token: never print it (it lands in every restart's log).
+            raise CommandError(
+                "Telegram rejected TELEGRAM_BOT_TOKEN (revoked or mistyped). Get the current token from @BotFather and set it."
+            ) from None
         if verbosity:
             self.stdout.write(self.style.SUCCESS("runbot: stopped"))
