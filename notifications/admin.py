@@ -19,7 +19,7 @@ class KeywordSubscriptionInline(admin.TabularInline):
     model = Subscription
     extra = 0
     autocomplete_fields = ["chat"]
-    fields = ["chat", "muted_until", "created_at"]
+    fields = ["chat", "muted_until", "drop_rule", "drop_value", "created_at"]
     readonly_fields = ["created_at"]
 
 

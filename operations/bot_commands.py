@@ -18,6 +18,7 @@ def stats(ref: ChatRef, args=()) -> Reply:
         f"Ads: {s['ads_indexed']} indexed, {s['ads_new_24h']} new, {s['price_drops_24h']} price drops",
         "Notifications: " + ", ".join(f"{st} {s[f'notifications_{st}']}" for st in Notification.Status.values),
         f"Runs: {esc(runs)}",
+        "Deep sweeps: " + (", ".join(f"{k} {v}" for k, v in s["sweeps_24h"].items() if v) or "none"),
         f"HTTP 429: willhaben {s['http_429_24h']['willhaben']}, telegram {s['http_429_24h']['telegram']}",
     ]
     if s["overdue_keywords"]:

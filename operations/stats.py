@@ -85,9 +85,16 @@ def notification_counts():
 
 
 def runs_by_status(since):
-    """Run rows started in the window, every status present (a collapsed skip row counts once here)."""
-    counts = dict(ScrapeRun.objects.filter(started_at__gte=since).values_list("status").annotate(n=Count("id")).order_by())
-    return {status: counts.get(status, 0) for status in ScrapeRun.Status.values}
+    """Run rows started in the window, every status present (a collapsed skip row counts once here):
+    (all runs, deep sweeps only), from one query."""
+    rows = ScrapeRun.objects.filter(started_at__gte=since).values_list("kind", "status").annotate(n=Count("id")).order_by()
+    runs = dict.fromkeys(ScrapeRun.Status.values, 0)
+    sweeps = dict.fromkeys(ScrapeRun.Status.values, 0)
+    for kind, status, n in rows:
+        runs[status] += n
+        if kind == ScrapeRun.Kind.SWEEP:
+            sweeps[status] += n
+    return runs, sweeps
 
 
 def skips_and_willhaben_429(since):
@@ -130,6 +137,7 @@ def collect_stats(now=None):
     now = now or timezone.now()
     since = now - WINDOW
     keywords = keyword_rows(now)
+    runs, sweeps = runs_by_status(since)
     skips, willhaben_429 = skips_and_willhaben_429(since)
     return {
         "generated_at": now,
@@ -137,7 +145,8 @@ def collect_stats(now=None):
         "active_keywords": sum(1 for k in keywords if k["is_active"]),
         **ad_counts(since),
         **notification_counts(),
-        "runs_24h": runs_by_status(since),
+        "runs_24h": runs,
+        "sweeps_24h": sweeps,
         "skips_24h": skips,
         "http_429_24h": {"willhaben": willhaben_429, "telegram": telegram_429(since)},
         "zero_result_alerts": [

@@ -188,9 +188,21 @@ def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, now):
             events.append((ad_id, Notification.Kind.PRICE_DROP, ad.price, dropped[ad_id]))
     if not events:  # a page of known ads: no subscriber query either
         return 0
-    chats = list(
+    subs = list(
         Subscription.objects.filter(keyword=keyword, chat__status=TelegramChat.Status.ACTIVE)
         .filter(Q(muted_until__isnull=True) | Q(muted_until__lte=now))
-        .values_list("chat_id", flat=True)
+        .values_list("chat_id", "drop_rule", "drop_value")
     )
-    return Notification.objects.fan_out(keyword, events, chats, now) if chats else 0
+    # Drop rules decide here: a chat gets no row for a drop it does not want. Events
+    # with the same audience share one INSERT (usually one: every chat hears every drop).
+    audiences = {}
+    for event in events:
+        _, kind, price, old_price = event
+        chats = tuple(
+            chat_id
+            for chat_id, rule, value in subs
+            if kind != Notification.Kind.PRICE_DROP or Subscription.rule_accepts(rule, value, price, old_price)
+        )
+        if chats:
+            audiences.setdefault(chats, []).append(event)
+    return sum(Notification.objects.fan_out(keyword, group, chats, now) for chats, group in audiences.items())

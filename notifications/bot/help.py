@@ -10,7 +10,9 @@ def help_text(chat):
     lines = [
         "<b>Lago commands</b>",
         "/keywords — the keywords you can follow, with buttons",
-        "/subscribe &lt;id&gt; — follow a keyword",
+        "/subscribe &lt;id or name&gt; — follow a keyword",
+        "/subscribe 12 below 500 — price drops only to € 500 or less",
+        "/subscribe 12 drop 10% — only drops of 10 % or more (/subscribe 12 every: every drop)",
         "/unsubscribe &lt;id&gt; — stop following it",
         "/mute [duration] — pause messages (e.g. /mute 2h, /mute 1d; without a duration until /unmute)",
         "/unmute — messages on again (also for muted keywords)",

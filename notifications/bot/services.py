@@ -11,11 +11,13 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from notifications.alerts import enqueue_admin_alert
 from notifications.bot import keyboards
 from notifications.bot.access import approve
+from notifications.bot.drop_rules import RuleError, split_rule
 from notifications.bot.durations import DurationError, describe, parse_duration
 from notifications.bot.help import help_text
 from notifications.bot.replies import CallbackReply, ChatRef, Reply, chat_of, when
@@ -50,7 +52,7 @@ def keywords(ref: ChatRef, args=()) -> Reply:
 
 
 def _keyword_arg(args, command, active_only=True, chat=None):
-    """(keyword, None) or (None, error Reply) for `/command <id>`.
+    """(keyword, None) or (None, error Reply) for `/command <id or name>`.
 
     With active_only=False an inactive keyword is found only when `chat` follows it:
     nobody learns the names of keywords they cannot see in /keywords.
@@ -59,8 +61,8 @@ def _keyword_arg(args, command, active_only=True, chat=None):
         return None, Reply(f"Which keyword? Send /{command} &lt;id&gt;, e.g. /{command} 12. /keywords lists the ids.")
     raw = args[0].lstrip("#")
     # ASCII digits only: "²".isdigit() is True, but int("²") fails.
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
-        return None, Reply(f"“{esc(args[0])}” is not a keyword id. Send /{command} &lt;id&gt; with a number; /keywords lists the ids.")
+    if len(args) > 1 or not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
+        return _keyword_by_name(" ".join(args), command, active_only, chat)
     keyword = Keyword.objects.filter(pk=int(raw)).first()
     if keyword is not None and not keyword.is_active and (active_only or not _follows(chat, keyword)):
         keyword = None
@@ -73,13 +75,38 @@ def _follows(chat, keyword):
     return chat is not None and Subscription.objects.filter(chat=chat, keyword=keyword).exists()
 
 
+def _keyword_by_name(text, command, active_only, chat):
+    """A keyword named `text` (its name, or its query when it has none), case-insensitively."""
+    found = Keyword.objects.filter(Q(name__iexact=text) | Q(name="", query__iexact=text))
+    visible = Q(is_active=True) if active_only or chat is None else Q(is_active=True) | Q(subscriptions__chat=chat)
+    found = list(found.filter(visible).distinct()[:2])
+    if len(found) == 1:
+        return found[0], None
+    if found:
+        return None, Reply(f"Several keywords are called “{esc(text)}”: send /{command} &lt;id&gt;. /keywords lists the ids.")
+    return None, Reply(f"There is no active keyword “{esc(text)}”. Send /{command} &lt;id&gt;; /keywords lists them.")
+
+
 def subscribe(ref: ChatRef, args=()) -> Reply:
+    try:
+        args, rule = split_rule(args)
+    except RuleError as exc:
+        return Reply(esc(str(exc)))
     keyword, error = _keyword_arg(args, "subscribe")
     if error:
         return error
-    if not chat_of(ref).subscribe(keyword):
-        return Reply(f"You follow #{keyword.pk} {esc(keyword.display_name)} already. /status shows all your subscriptions.")
-    return Reply(f"✅ Subscribed to #{keyword.pk} {esc(keyword.display_name)}. New ads and price drops will come here.")
+    chat = chat_of(ref)
+    created = chat.subscribe(keyword)
+    name = f"#{keyword.pk} {esc(keyword.display_name)}"
+    if rule is not None:
+        sub = chat.subscriptions.get(keyword=keyword)
+        sub.drop_rule, sub.drop_value = rule
+        sub.save(update_fields=["drop_rule", "drop_value"])
+        verb = "Subscribed to" if created else "Updated"
+        return Reply(f"✅ {verb} {name}: new ads, and price drops: {esc(sub.describe_rule())}.")
+    if not created:
+        return Reply(f"You follow {name} already. /status shows all your subscriptions.")
+    return Reply(f"✅ Subscribed to {name}. New ads and price drops will come here.")
 
 
 def unsubscribe(ref: ChatRef, args=()) -> Reply:

@@ -1,24 +1,55 @@
 """Which keywords a chat follows, each with its own mute."""
 
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 
 from notifications.models.chats import TelegramChat
 
 
 class Subscription(models.Model):
+    class DropRule(models.TextChoices):
+        EVERY = "every", "every drop"
+        PERCENT = "percent", "drops of at least N %"
+        BELOW = "below", "only at or below a target price"
+
     # No index of its own: subscription_unique (chat, keyword) serves lookups by chat.
     chat = models.ForeignKey(TelegramChat, on_delete=models.CASCADE, related_name="subscriptions", db_index=False)
     keyword = models.ForeignKey("tracker.Keyword", on_delete=models.CASCADE, related_name="subscriptions")
     # "Mute this keyword" from a notification's button.
     muted_until = models.DateTimeField(null=True, blank=True)
+    # Which price drops this chat hears of (`/subscribe 12 drop 10%`, `/subscribe 12 below 500`).
+    drop_rule = models.CharField(max_length=16, choices=DropRule.choices, default=DropRule.EVERY)
+    drop_value = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, help_text="The percentage or the target price of the drop rule."
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["chat", "keyword"], name="subscription_unique"),
+            models.CheckConstraint(condition=Q(drop_rule="every") | Q(drop_value__gt=0), name="subscription_drop_rule_has_value"),
         ]
 
     def __str__(self):
         return f"{self.chat} ← {self.keyword}"
+
+    @staticmethod
+    def rule_accepts(rule, value, price, old_price):
+        """Does a drop from `old_price` to `price` pass the rule (`rule`, `value`)?"""
+        if rule == Subscription.DropRule.PERCENT:
+            return old_price > 0 and (old_price - price) * 100 >= value * old_price
+        if rule == Subscription.DropRule.BELOW:
+            return price <= value
+        return True
+
+    def accepts_drop(self, price, old_price):
+        return self.rule_accepts(self.drop_rule, self.drop_value, price, old_price)
+
+    def describe_rule(self):
+        if self.drop_rule == self.DropRule.PERCENT:
+            return f"drops of at least {self.drop_value.normalize():f} %"
+        if self.drop_rule == self.DropRule.BELOW:
+            return f"drops to € {self.drop_value.normalize():f} or less"
+        return "every drop"

@@ -203,10 +203,10 @@ def test_subscribe_and_unsubscribe(bot, member):
     "text,expected",
     [
         ("/subscribe", "Which keyword?"),
-        ("/subscribe abc", "is not a keyword id"),
+        ("/subscribe abc", "no active keyword “abc”"),
         ("/subscribe 999", "no active keyword #999"),
         ("/unsubscribe", "Which keyword?"),
-        ("/unsubscribe x1", "is not a keyword id"),
+        ("/unsubscribe x1", "no active keyword “x1”"),
         ("/unsubscribe 999", "no active keyword #999"),
     ],
 )

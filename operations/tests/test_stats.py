@@ -4,6 +4,7 @@ import pytest
 
 from operations.stats import collect_stats
 from operations.tests.conftest import ago
+from scraping.models import ScrapeRun
 
 pytestmark = pytest.mark.django_db
 
@@ -91,3 +92,11 @@ def test_token_is_required_when_set(client, seeded, settings, path, header, expe
     if expected == 401:
         assert response["WWW-Authenticate"].startswith("Bearer")
         assert b"s3cret" not in response.content
+
+
+def test_deep_sweeps_are_counted_apart(seeded):
+    first_done = ScrapeRun.objects.filter(status="done").order_by("id").first()
+    ScrapeRun.objects.filter(pk=first_done.pk).update(kind=ScrapeRun.Kind.SWEEP)
+    stats = collect_stats()
+    assert stats["sweeps_24h"]["done"] == 1 and sum(stats["sweeps_24h"].values()) == 1
+    assert stats["runs_24h"]["done"] == 3

@@ -35,6 +35,7 @@ def thirty_ads(willhaben_server, settings):
 def test_a_sweep_sees_a_price_cut_on_page_two_that_a_cursor_run_misses(willhaben_server, thirty_ads):
     keyword = make_keyword()
     chats = [make_subscription(keyword=keyword).chat for _ in range(2)]
+    make_subscription(keyword=keyword, drop_rule="below", drop_value=100)  # the target is lower: no row
     scrape(str(keyword.pk), "--pages", "2")  # the first run knows all 30 ads
     assert KeywordAd.objects.filter(keyword=keyword).count() == 30
     set_price(thirty_ads[20], "120")  # page 2 of 15
