@@ -113,8 +113,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Time: store UTC, display Vienna --------------------------------------
 
-LANGUAGE_CODE = "en-us"
+# The admin's language and formats: Austrian German by default ("en-us" for English).
+LANGUAGE_CODE = env.str("LANGUAGE_CODE", default="de-at")
 USE_I18N = True
+# Dates as 03.12.2026 09:24 (tracker/formats/de): Django's German long format spells out the month.
+FORMAT_MODULE_PATH = ["tracker.formats"]
 USE_TZ = True
 TIME_ZONE = env.str("TIME_ZONE", default="Europe/Vienna")
 
