@@ -24,10 +24,13 @@ run: export DEBUG ?= true
 run: $(VENV)/.runtime
 	@# A local .env (DEBUG=true, a generated SECRET_KEY) so manage.py commands work outside make too.
 	$(BIN)/python manage.py init_env
-	$(BIN)/python manage.py migrate --no-input
+	@# The system checks run once here (errors stop the start); the commands after skip them,
+	@# so a warning such as the missing token's lago.W001 is printed once, not once per process.
+	$(BIN)/python manage.py check
+	$(BIN)/python manage.py migrate --no-input --skip-checks
 	$(BIN)/python manage.py collectstatic --no-input --verbosity 0
-	$(BIN)/python manage.py ensure_admin
-	$(BIN)/python manage.py setup_schedules
+	$(BIN)/python manage.py ensure_admin --skip-checks
+	$(BIN)/python manage.py setup_schedules --skip-checks
 	@# The bot runs only with a token (environment or .env): Procfile.bot adds it.
 	@procfile=Procfile; \
 	if [ "$$($(BIN)/python manage.py shell -v 0 -c 'from django.conf import settings; print(bool(settings.TELEGRAM_BOT_TOKEN))')" = True ]; then \

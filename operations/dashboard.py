@@ -63,5 +63,18 @@ class LagoAdminSite(admin.AdminSite):
     site_title = "Lago admin"
     index_title = "Status"
 
+    # Lago's apps in layer order, then the rest (auth); django-q2's task-queue internals last.
+    APP_ORDER = ["tracker", "notifications", "scraping", "operations"]
+    LAST = ["django_q"]
+
+    def get_app_list(self, request, app_label=None):
+        def rank(app):
+            label = app["app_label"]
+            if label in self.APP_ORDER:
+                return (0, self.APP_ORDER.index(label))
+            return (2, 0) if label in self.LAST else (1, 0)
+
+        return sorted(super().get_app_list(request, app_label), key=rank)
+
     def index(self, request, extra_context=None):
         return super().index(request, {"dashboard": dashboard_context(), **(extra_context or {})})

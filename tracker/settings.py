@@ -145,8 +145,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# The admin's language and formats: Austrian German by default ("en-us" for English).
+LANGUAGE_CODE = env.str("LANGUAGE_CODE", default="de-at")
 USE_I18N = True
+# Dates as 03.12.2026 09:24 (tracker/formats/de): Django's German long format spells out the month.
+FORMAT_MODULE_PATH = ["tracker.formats"]
 USE_TZ = True
 TIME_ZONE = env.str("TIME_ZONE", default="Europe/Vienna")
 

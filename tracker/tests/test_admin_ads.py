@@ -94,3 +94,11 @@ def test_price_change_list_uses_the_one_price_format(admin_client):
     assert "€ 290" in html and "zu verschenken" in html and "Preis auf Anfrage" in html and "€ 673,59" in html
     assert "290.00" not in html
     assert str(PriceChange.objects.order_by("pk").first()).endswith("€ 290 → zu verschenken")
+
+
+def test_admin_is_german_with_austrian_dates(admin_client):
+    make_ad(title="dated", published_at=dt.datetime(2026, 12, 3, 8, 24, tzinfo=dt.UTC))
+    html = admin_client.get(CHANGELIST).content.decode()
+    assert 'lang="de-at"' in html
+    assert "03.12.2026 09:24" in html
+    assert "Dec. 3, 2026" not in html

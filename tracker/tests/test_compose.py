@@ -184,7 +184,8 @@ def test_web_healthcheck_passes_with_a_stopped_worker_and_fails_without_web(serv
 
 
 def test_worker_command_starts_a_cluster(service_env):
-    env = {**service_env, "Q_WORKERS": "1"}
+    # django-q2 logs in LANGUAGE_CODE (German by default); the needles below are its English words.
+    env = {**service_env, "Q_WORKERS": "1", "LANGUAGE_CODE": "en-us"}
     proc = subprocess.Popen(
         SERVICES["worker"]["command"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
