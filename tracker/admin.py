@@ -12,6 +12,7 @@ from django.utils.safestring import mark_safe
 
 from lib.badges import badge
 from lib.money import euro
+from lib.paginator import EstimatedCountPaginator
 from tracker.admin_filters import AlertFilter, DroppedInPriceFilter, NewTodayFilter, PriceRangeFilter
 from tracker.charts import ad_price_points, price_chart_svg
 from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
@@ -218,8 +219,9 @@ class PriceChangeAdmin(MachineWrittenAdmin):
     list_select_related = ["ad"]
     search_fields = ["ad__title", "ad__external_id"]
     readonly_fields = ["ad", "old_price", "new_price", "seen_at"]
-    date_hierarchy = "seen_at"
+    # No date_hierarchy: its drill-down reads the dates of every row.
     show_full_result_count = False
+    paginator = EstimatedCountPaginator
 
 
 @admin.register(KeywordAd)
