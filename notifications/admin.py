@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.db.models import Count
 
 from lib.badges import badge
+from lib.paginator import EstimatedCountPaginator
 from notifications.models import Notification, Subscription, TelegramChat
 
 
@@ -82,12 +83,14 @@ class NotificationAdmin(admin.ModelAdmin):
 
     list_display = ["id", "kind", "chat", "ad", "price", "status_badge", "attempts", "next_attempt_at", "short_error", "sent_at"]
     list_select_related = ["chat", "ad"]
-    list_filter = ["status", "kind", ("chat", admin.RelatedOnlyFieldListFilter)]
+    # Every chat (a small table), not RelatedOnlyFieldListFilter's DISTINCT over the outbox.
+    list_filter = ["status", "kind", "chat"]
     search_fields = ["ad__title", "chat__title", "last_error"]
     # Read-only, without the sender's claim bookkeeping; retry and cancel are the actions.
     fields = readonly_fields = [f.name for f in Notification._meta.fields if f.name not in {"id", "claim_token", "claimed_at"}]
     actions = ["retry_now", "cancel"]
     show_full_result_count = False
+    paginator = EstimatedCountPaginator
 
     def has_add_permission(self, request):
         return False

@@ -37,8 +37,10 @@ class ScrapeRun(models.Model):
 
     FINISHED_STATUSES = [Status.DONE, Status.FAILED, Status.BANNED, Status.CANCELLED]
 
-    # No index of its own: scraperun_keyword_idx (keyword, -started_at) serves lookups by keyword.
-    keyword = models.ForeignKey("tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs", db_index=False)
+    # Keeps its own index although scraperun_keyword_idx covers it: with db_index=False,
+    # Django's AlterField also drops the partial unique index one_running_run_per_keyword
+    # on the same column (PostgreSQL).
+    keyword = models.ForeignKey("tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
     source = models.CharField(max_length=32)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SCHEDULED)

@@ -69,10 +69,13 @@ def expired_failures(now):
     return Failure.objects.filter(stopped__lt=cutoff)
 
 
+# name -> (query, batch order). Each batch is read in the order of the cutoff's column,
+# so it is a range scan of scraperun_recent_idx / notification_created_idx that stops
+# at the cutoff, not a walk over the whole primary key when little has expired.
 TARGETS = {
-    "scrape_runs": expired_runs,
-    "notifications": expired_notifications,
-    "task_failures": expired_failures,
+    "scrape_runs": (expired_runs, "started_at"),
+    "notifications": (expired_notifications, "created_at"),
+    "task_failures": (expired_failures, "stopped"),
 }
 
 
@@ -85,7 +88,7 @@ class PruneResult:
 def count(now=None):
     """What a prune would delete now (for --dry-run)."""
     now = now or timezone.now()
-    return {name: query(now).count() for name, query in TARGETS.items()}
+    return {name: query(now).count() for name, (query, _order) in TARGETS.items()}
 
 
 def prune(now=None, budget_s=None, progress=None):
@@ -97,14 +100,13 @@ def prune(now=None, budget_s=None, progress=None):
     now = now or timezone.now()
     started = time.monotonic()
     result = PruneResult()
-    for name, query in TARGETS.items():
+    for name, (query, order) in TARGETS.items():
         model = query(now).model
         while True:
             if budget_s is not None and time.monotonic() - started > budget_s:
                 result.complete = False
                 return result
-            # Ordered by id so a batch reads the primary key index, not the whole table.
-            ids = list(query(now).order_by("pk").values_list("pk", flat=True)[:BATCH])
+            ids = list(query(now).order_by(order).values_list("pk", flat=True)[:BATCH])
             if not ids:
                 break
             # Nothing references these rows and they have no delete signals: one plain DELETE.

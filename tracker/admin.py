@@ -12,6 +12,7 @@ from django.utils.safestring import mark_safe
 
 from lib.badges import badge
 from lib.money import euro, format_price
+from lib.paginator import EstimatedCountPaginator
 from tracker.admin_filters import AlertFilter, DroppedInPriceFilter, GoneFilter, NewTodayFilter, PriceRangeFilter
 from tracker.charts import ad_price_points, price_chart_svg
 from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
@@ -230,8 +231,9 @@ class PriceChangeAdmin(PriceChangeColumns, MachineWrittenAdmin):
     list_select_related = ["ad"]
     search_fields = ["ad__title", "ad__external_id"]
     fields = readonly_fields = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
-    date_hierarchy = "seen_at"
+    # No date_hierarchy: its drill-down reads the dates of every row.
     show_full_result_count = False
+    paginator = EstimatedCountPaginator
 
 
 @admin.register(KeywordAd)

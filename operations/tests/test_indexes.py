@@ -43,7 +43,7 @@ def test_failed_runs_newest_first_read_the_status_index():
 
 @pytest.mark.parametrize(
     "model, column",
-    [(ScrapeRun, "keyword_id"), (Notification, "chat_id"), (Subscription, "chat_id"), (KeywordAd, "keyword_id"), (PriceChange, "ad_id")],
+    [(Notification, "chat_id"), (Subscription, "chat_id"), (KeywordAd, "keyword_id"), (PriceChange, "ad_id")],
 )
 def test_no_single_column_index_a_composite_covers(model, column):
     with connection.cursor() as cursor:
