@@ -9,11 +9,13 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.runtime: requirements.txt | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements.txt
+# Runtime packages from the hashed lock (as in the image); pip refuses a file that does not match.
+$(VENV)/.runtime: requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements.lock
 	touch $@
 
-$(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
+$(VENV)/.dev: requirements.lock requirements-dev.txt | $(BIN)/python
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements.lock
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $(VENV)/.runtime $@
 
