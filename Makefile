@@ -9,11 +9,13 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.runtime: requirements.txt | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements.txt
+# Runtime packages from the hashed lock (as in the image); pip refuses a file that does not match.
+$(VENV)/.runtime: requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements.lock
 	touch $@
 
-$(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
+$(VENV)/.dev: requirements.lock requirements-dev.txt | $(BIN)/python
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements.lock
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $(VENV)/.runtime $@
 
@@ -32,10 +34,15 @@ run: $(VENV)/.runtime
 	$(BIN)/python manage.py ensure_admin --skip-checks
 	$(BIN)/python manage.py setup_schedules --skip-checks
 	@# The bot runs only with a token (environment or .env): Procfile.bot adds it.
-	@procfile=Procfile; \
+	@# On Ctrl-C honcho SIGKILLs whatever still runs after 5 s; qcluster finishes a running scrape
+	@# on SIGTERM, so it gets the scrape time budget (SCRAPE_TIME_BUDGET_S) + 10 s, as in compose.
+	@grace=$$($(BIN)/python manage.py shell -v 0 -c 'from django.conf import settings; print(settings.SCRAPE_TIME_BUDGET_S + 10)'); \
+	procfile=Procfile; \
 	if [ "$$($(BIN)/python manage.py shell -v 0 -c 'from django.conf import settings; print(bool(settings.TELEGRAM_BOT_TOKEN))')" = True ]; then \
 		procfile=Procfile.bot; else echo "TELEGRAM_BOT_TOKEN is not set: starting without the bot"; fi; \
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho -f $$procfile start
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -c \
+		'import sys, honcho.manager; from honcho.command import main; honcho.manager.KILL_WAIT = int(sys.argv[1]); main(sys.argv[2:])' \
+		$$grace -f $$procfile start
 
 # Tests need a key but no secret: one that only exists here.
 test: export SECRET_KEY ?= lago-test-only-secret-key

@@ -49,16 +49,18 @@ DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = secret("SECRET_KEY", default=DEV_SECRET_KEY)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
-
 # HTTPS behind a TLS-terminating proxy (README "Running in production" lists the values for
 # `manage.py check --deploy`). Off by default so `make run` works over plain http.
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
 # Container healthchecks call these over plain http from inside: never redirected.
 SECURE_REDIRECT_EXEMPT = [r"^health$", r"^metrics$"]
+# One switch behind a TLS reverse proxy (docs/operations.md): the three settings below default to it.
+BEHIND_HTTPS_PROXY = env.bool("BEHIND_HTTPS_PROXY", default=False)
 # true: trust the proxy's X-Forwarded-Proto: https (only behind a proxy that sets it).
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("SECURE_PROXY_SSL_HEADER", default=False) else None
-SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=False)
-CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=False)
+_TRUST_PROXY = env.bool("SECURE_PROXY_SSL_HEADER", default=BEHIND_HTTPS_PROXY)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if _TRUST_PROXY else None
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=BEHIND_HTTPS_PROXY)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=BEHIND_HTTPS_PROXY)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
 SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
