@@ -6,7 +6,8 @@ Parsing is strict: `DEBUG=yes-please` is an error, not False.
 
 from pathlib import Path
 
-import environ
+from tracker.env import read_env, secret
+from tracker.logging_config import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -14,36 +15,7 @@ VAR_DIR = BASE_DIR / "var"
 # Only for DEBUG runs; operations.checks refuses to start without a real key otherwise.
 DEV_SECRET_KEY = "lago-dev-only-insecure-secret-key"
 
-
-def _strict_bool(value):
-    lowered = str(value).strip().lower()
-    if lowered in {"1", "true", "yes", "on"}:
-        return True
-    if lowered in {"0", "false", "no", "off", ""}:
-        return False
-    raise environ.ImproperlyConfigured(f"not a boolean: {value!r} (use true or false)")
-
-
-class StrictEnv(environ.Env):
-    def bool(self, var, default=environ.Env.NOTSET):
-        return _strict_bool(self.get_value(var, cast=str, default=default))
-
-
-env = StrictEnv()
-if (BASE_DIR / ".env").exists():
-    environ.Env.read_env(BASE_DIR / ".env")
-
-
-def secret(name, default=""):
-    """A secret from NAME_FILE (a compose/systemd secret file; trailing newline dropped), else NAME."""
-    path = env.str(f"{name}_FILE", default="")
-    if not path:
-        return env.str(name, default=default)
-    try:
-        return Path(path).read_text(encoding="utf-8").rstrip("\r\n")
-    except OSError as exc:
-        raise environ.ImproperlyConfigured(f"{name}_FILE: cannot read {path}: {exc}") from exc
-
+env = read_env(BASE_DIR / ".env")
 
 DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = secret("SECRET_KEY", default=DEV_SECRET_KEY)
@@ -309,27 +281,4 @@ RETENTION_NOTIFICATIONS_DAYS = env.int("RETENTION_NOTIFICATIONS_DAYS", default=9
 # --- Logging ---------------------------------------------------------------
 
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {
-        "redact_secrets": {"()": "lib.log_filters.RedactSecretsFilter"},
-    },
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "formatter": "plain",
-            "filters": ["redact_secrets"],
-        },
-    },
-    "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {
-        # httpx logs every request URL at INFO, and Bot API URLs carry the token.
-        "httpx": {"level": "WARNING"},
-        "httpcore": {"level": "WARNING"},
-        "django-q": {"level": LOG_LEVEL},
-    },
-}
+LOGGING = logging_config(LOG_LEVEL)

@@ -1,0 +1,31 @@
+"""The last sign of life of a long-running process (scheduler, bot): what /health and the watchdog read."""
+
+from django.db import models
+from django.utils import timezone
+
+
+class Heartbeat(models.Model):
+    """The last time a long-running process (scheduler, bot) showed life."""
+
+    name = models.CharField(max_length=32, primary_key=True)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    detail = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        # Moved here from scraping (the bot and the tick both beat); the table keeps its name.
+        db_table = "scraping_heartbeat"
+
+    def __str__(self):
+        return self.name
+
+    @classmethod
+    def beat(cls, name, detail=""):
+        cls.objects.update_or_create(name=name, defaults={"last_seen_at": timezone.now(), "detail": detail})
+
+    @classmethod
+    def age_seconds(cls, name, now=None):
+        """Seconds since `name` last beat, or None if it never did."""
+        last = cls.objects.filter(name=name).values_list("last_seen_at", flat=True).first()
+        if last is None:
+            return None
+        return ((now or timezone.now()) - last).total_seconds()
