@@ -111,8 +111,7 @@ def test_two_clusters_scrape_each_keyword_once_and_notify_once(broker, willhaben
     _tick_processes(child_env(**env))  # both send what is left of the outbox at the same time
     elapsed = time.monotonic() - started
 
-    # Deep sweeps (issue 17) are windows of their own; this test is about the scheduled window.
-    runs = ScrapeRun.objects.filter(kind=ScrapeRun.Kind.SCHEDULED).values_list("keyword_id", "status")
+    runs = ScrapeRun.objects.values_list("keyword_id", "status")
     assert len(runs) == KEYWORDS, f"{len(runs)} runs for {KEYWORDS} keywords"
     assert {status for _, status in runs} == {"done"}
     assert len({kw for kw, _ in runs}) == KEYWORDS
