@@ -90,7 +90,9 @@ def _tick_processes(env, n=2):
 def test_two_clusters_scrape_each_keyword_once_and_notify_once(broker, willhaben_server, telegram, clusters, report):
     willhaben_server.latency_s = 0.005
     _seed(willhaben_server)
+    # Deep sweeps (issue 17) spread over a very long period: this test is about the scheduled window only.
     env = dict(
+        SCRAPE_SWEEP_HOURS=1_000_000,
         broker,
         WILLHABEN_BASE_URL=willhaben_server.base_url,
         SCRAPE_MIN_REQUEST_GAP_MS=0,
