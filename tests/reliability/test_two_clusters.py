@@ -92,8 +92,8 @@ def test_two_clusters_scrape_each_keyword_once_and_notify_once(broker, willhaben
     _seed(willhaben_server)
     # Deep sweeps (issue 17) spread over a very long period: this test is about the scheduled window only.
     env = dict(
-        SCRAPE_SWEEP_HOURS=1_000_000,
         broker,
+        SCRAPE_SWEEP_HOURS=1_000_000,
         WILLHABEN_BASE_URL=willhaben_server.base_url,
         SCRAPE_MIN_REQUEST_GAP_MS=0,
         SCRAPE_MAX_PAGES=1,
