@@ -43,3 +43,22 @@ def make_notification(**kw):
     kw.setdefault("kind", Notification.Kind.NEW)
     kw.setdefault("price", kw["ad"].price if kw["ad"] else None)
     return Notification.objects.create(**kw)
+
+
+def keyword_form(**changes):
+    """The POST data of a valid keyword add form (no subscriber rows), with `changes` applied."""
+    data = {
+        "name": "",
+        "query": "rtx 3080",
+        "source": "willhaben",
+        "is_active": "on",
+        "interval_minutes": "5",
+        "price_min": "",
+        "price_max": "",
+        "excluded_words": "",
+        "next_run_at_0": "2025-06-01",
+        "next_run_at_1": "12:00:00",
+        "subscriptions-TOTAL_FORMS": "0",
+        "subscriptions-INITIAL_FORMS": "0",
+    }
+    return {**data, **changes}

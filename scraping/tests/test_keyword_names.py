@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from scraping.sources.base import Source
 from scraping.sources.willhaben import WillhabenSource
+from tests.factories import keyword_form
 from tracker.models import Keyword
 
 MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
@@ -36,26 +37,11 @@ def test_an_unreadable_url_falls_back_to_the_base_description():
     assert WillhabenSource().describe("https://example.com/x") == Source().describe("https://example.com/x") == "https://example.com/x"
 
 
-ADD = {
-    "name": "",
-    "source": "willhaben",
-    "is_active": "on",
-    "interval_minutes": "5",
-    "price_min": "",
-    "price_max": "",
-    "excluded_words": "",
-    "next_run_at_0": "2025-06-01",
-    "next_run_at_1": "12:00:00",
-    "subscriptions-TOTAL_FORMS": "0",
-    "subscriptions-INITIAL_FORMS": "0",
-}
-
-
 @pytest.mark.django_db
 def test_admin_fills_an_empty_name_and_keeps_a_given_one(admin_client):
-    assert admin_client.post(reverse("admin:tracker_keyword_add"), {**ADD, "query": URL}).status_code == 302
-    assert admin_client.post(reverse("admin:tracker_keyword_add"), {**ADD, "query": "fahrrad", "price_max": "500"}).status_code == 302
-    assert admin_client.post(reverse("admin:tracker_keyword_add"), {**ADD, "query": URL, "name": "Wohnung"}).status_code == 302
+    assert admin_client.post(reverse("admin:tracker_keyword_add"), keyword_form(query=URL)).status_code == 302
+    assert admin_client.post(reverse("admin:tracker_keyword_add"), keyword_form(query="fahrrad", price_max="500")).status_code == 302
+    assert admin_client.post(reverse("admin:tracker_keyword_add"), keyword_form(query=URL, name="Wohnung")).status_code == 302
     assert list(Keyword.objects.values_list("name", flat=True)) == ["Mietwohnungen Wien · bis € 1.100", "fahrrad · bis € 500", "Wohnung"]
 
     out = StringIO()

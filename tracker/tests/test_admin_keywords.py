@@ -9,7 +9,7 @@ from django.utils import timezone
 from django_q.models import OrmQ
 
 from scraping.models import ScrapeRun
-from tests.factories import make_ad, make_keyword, make_subscription
+from tests.factories import keyword_form, make_ad, make_keyword, make_subscription
 from tracker.models import Keyword, KeywordAd
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -93,21 +93,6 @@ def test_reset_cursor_asks_first_then_resets(admin_client):
     assert kw.cursor_ad_id == "" and kw.cursor_published_at is None
 
 
-VALID = {
-    "query": "rtx 3080",
-    "source": "willhaben",
-    "is_active": "on",
-    "interval_minutes": "5",
-    "price_min": "",
-    "price_max": "",
-    "excluded_words": "",
-    "next_run_at_0": "2025-06-01",
-    "next_run_at_1": "12:00:00",
-    "subscriptions-TOTAL_FORMS": "0",
-    "subscriptions-INITIAL_FORMS": "0",
-}
-
-
 @pytest.mark.parametrize(
     "changes,message",
     [
@@ -117,13 +102,13 @@ VALID = {
     ],
 )
 def test_add_form_explains_invalid_input(admin_client, changes, message):
-    response = admin_client.post(ADD, {**VALID, **changes})
+    response = admin_client.post(ADD, keyword_form(**changes))
     assert response.status_code == 200
     assert message in response.content.decode()
     assert not Keyword.objects.exists()
 
 
 def test_add_form_accepts_valid_input(admin_client):
-    response = admin_client.post(ADD, VALID)
+    response = admin_client.post(ADD, keyword_form())
     assert response.status_code == 302
     assert Keyword.objects.get().query == "rtx 3080"
