@@ -1,7 +1,8 @@
 # Lago: one image for every service (web, worker, bot); the compose file picks the command.
-# An exact version tag. To pin the digest too (recommended), append the one you verified:
-#   docker buildx imagetools inspect python:3.11.14-slim-bookworm   ->   FROM python:3.11.14-slim-bookworm@sha256:<digest>
-FROM python:3.11.14-slim-bookworm
+# An exact version tag pinned to the digest of its multi-architecture index, so a re-pushed tag
+# cannot change what we build. To move to a newer base, take the new tag's index digest from
+#   docker buildx imagetools inspect python:3.11.<N>-slim-bookworm
+FROM python:3.11.14-slim-bookworm@sha256:65a93d69fa75478d554f4ad27c85c1e69fa184956261b4301ebaf6dbb0a3543d
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \

@@ -14,9 +14,9 @@ def pins(text):
     return {m[0].lower().replace("_", "-"): m[1] for m in re.findall(r"^([A-Za-z0-9_.\-\[\]]+)==(\S+)", text, re.M)}
 
 
-def test_base_image_is_an_exact_version():
+def test_base_image_is_an_exact_version_and_digest():
     base = re.search(r"^FROM (\S+)", DOCKERFILE, re.M)[1]
-    assert re.fullmatch(r"python:3\.11\.\d+-slim-bookworm(@sha256:[0-9a-f]{64})?", base), base
+    assert re.fullmatch(r"python:3\.11\.\d+-slim-bookworm@sha256:[0-9a-f]{64}", base), base
 
 
 def test_the_image_installs_the_hashed_lock_only():
