@@ -5,6 +5,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 from django.utils import timezone
 
 from notifications.models import Notification, TelegramChat
@@ -194,3 +195,48 @@ def test_quiet_off_releases_held_messages(bot, member):
 
 def test_help_lists_quiet(bot, member):
     assert "/quiet 22-7" in bot.reply(ALLOWED, "/help")
+
+
+# --- the admin ---------------------------------------------------------------------------
+
+
+def change_chat(client, chat, **fields):
+    data = {
+        "chat_id": chat.chat_id,
+        "title": "",
+        "username": "",
+        "status": chat.status,
+        "status_reason": "",
+        "muted_until_0": "",
+        "muted_until_1": "",
+        "quiet_start": "",
+        "quiet_end": "",
+        "time_zone": "",
+        "subscriptions-TOTAL_FORMS": "0",
+        "subscriptions-INITIAL_FORMS": "0",
+        "subscriptions-MIN_NUM_FORMS": "0",
+        "subscriptions-MAX_NUM_FORMS": "1000",
+    } | fields
+    return client.post(reverse("admin:notifications_telegramchat_change", args=[chat.pk]), data)
+
+
+def test_admin_validates_quiet_hours_and_time_zone(admin_client):
+    chat = make_chat()
+    response = change_chat(admin_client, chat, quiet_start="22:00", quiet_end="07:00", time_zone="Mars/Olympus")
+    assert response.status_code == 200 and "Unknown time zone “Mars/Olympus”" in response.content.decode()
+    response = change_chat(admin_client, chat, quiet_start="22:00")
+    assert response.status_code == 200 and "Set both ends of the quiet hours, or neither." in response.content.decode()
+    chat.refresh_from_db()
+    assert (chat.quiet_start, chat.time_zone) == (None, "")
+    assert change_chat(admin_client, chat, quiet_start="22:00", quiet_end="07:00", time_zone="Europe/Berlin").status_code == 302
+    chat.refresh_from_db()
+    assert (chat.quiet_start, chat.quiet_end, chat.time_zone) == (time(22), time(7), "Europe/Berlin")
+
+
+def test_admin_turning_quiet_hours_off_releases_held_rows(admin_client, time_machine):
+    time_machine.move_to(local(2026, 6, 10, 23, 0))
+    chat = make_chat(quiet_start=time(22), quiet_end=time(7))
+    n = make_notification(chat=chat)
+    assert hold(timezone.now()) == 1
+    assert change_chat(admin_client, chat).status_code == 302
+    assert refreshed(n).next_attempt_at <= timezone.now()
