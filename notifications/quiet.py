@@ -20,15 +20,16 @@ logger = logging.getLogger(__name__)
 
 def hold(now) -> int:
     """Defers the due rows of chats in their quiet hours to the window's end; returns how many."""
+    # Only due rows: a row claimed by a sender (next_attempt_at = its lease) is left alone,
+    # and the UPDATE re-checks the condition, so a concurrent claim wins or loses cleanly.
+    waiting = Notification.objects.due(now).exclude(kind=Notification.Kind.ALERT)
     by_end = defaultdict(list)
-    for chat_pk, end in TelegramChat.objects.quiet_until(now).items():
+    # Chats with rows to hold (an uncorrelated IN: one pass over the due rows, on SQLite too).
+    for chat_pk, end in TelegramChat.objects.filter(pk__in=waiting.values("chat_id")).quiet_until(now).items():
         by_end[end].append(chat_pk)
     held = 0
     for end, chat_pks in by_end.items():
-        # Only due rows: a row claimed by a sender (next_attempt_at = its lease) is left alone,
-        # and the UPDATE re-checks the condition, so a concurrent claim wins or loses cleanly.
-        rows = Notification.objects.due(now).filter(chat_id__in=chat_pks).exclude(kind=Notification.Kind.ALERT)
-        count = rows.update(next_attempt_at=end)
+        count = waiting.filter(chat_id__in=chat_pks).update(next_attempt_at=end)
         if count:
             logger.info("notifications: %d notifications of %d chats held for quiet hours until %s", count, len(chat_pks), end.isoformat())
         held += count
