@@ -1,5 +1,7 @@
 from django.contrib import admin, messages
 from django.db.models import Count
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from lib.badges import badge
 from lib.paginator import EstimatedCountPaginator
@@ -45,6 +47,18 @@ class TelegramChatAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(n_subscriptions=Count("subscriptions"))
+
+    def save_model(self, request, obj, form, change):
+        """Quiet hours changed here release what the old window held, as /quiet does (validation: TelegramChat.clean)."""
+        quiet = {"quiet_start", "quiet_end", "time_zone"}
+        if not change or not quiet & set(form.changed_data):
+            return super().save_model(request, obj, form, change)
+        old = TelegramChat.objects.get(pk=obj.pk)
+        super().save_model(request, obj, form, change)
+        now = timezone.now()
+        released = obj.release_held(old.quiet_ends_at(now), now)
+        if released:
+            self.message_user(request, _("%(count)d notifications held for the old quiet hours are due now.") % {"count": released})
 
     @admin.display(description="status", ordering="status")
     def status_badge(self, obj):

@@ -55,7 +55,7 @@ def render(notification) -> Rendered:
         html_text, plain = _ad_lines(notification, ad, title, escape=True), _ad_lines(notification, ad, title, escape=False)
         excess = max(len(html_text), len(plain)) - limit
         if excess <= 0 or not title:
-            buttons = notification_keyboard(notification.keyword_id)
+            buttons = notification_keyboard(notification.keyword_id, notification.price if notification.kind == "price_drop" else None)
             return Rendered(html=_fit(html_text, limit), plain=_fit(plain, limit), photo_url=photo, reply_markup=buttons)
         title = title[: max(0, len(title) - excess - 1)] + ELLIPSIS if len(title) > excess + 1 else ""
 

@@ -21,7 +21,7 @@ from django.db.models import Count, F, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from notifications import telegram
+from notifications import quiet, telegram
 from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
 from notifications.models import Notification
 from notifications.pacing import Pacer
@@ -69,6 +69,7 @@ def process_queue(limit=None) -> int:
         logger.warning("notifications: sending paused (TELEGRAM_BOT_TOKEN is not set); %d due notifications wait", due)
         return 0
     now = timezone.now()
+    quiet.hold(now)
     Notification.objects.cancel_for_inactive_chats()
     Notification.objects.expire_exhausted(now)
     plan = build_plan(now, limit or settings.NOTIFY_BATCH)

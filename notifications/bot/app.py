@@ -47,6 +47,7 @@ MENU = [
     ("unsubscribe", "Stop following: /unsubscribe <id>"),
     ("mute", "Pause messages: /mute [2h|1d]"),
     ("unmute", "Messages on again"),
+    ("quiet", "Quiet hours: /quiet 22-7 or /quiet off"),
     ("stop", "Stop all messages"),
     ("start", "Register or resume"),
     ("help", "All commands"),

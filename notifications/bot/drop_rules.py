@@ -1,8 +1,15 @@
-"""`/subscribe <keyword> [below <price> | drop <N>% | every]`: splitting off the drop rule."""
+"""Drop rules from the chat: `/subscribe <keyword> [below <price> | drop <N>% | every]` and the buttons on drop messages."""
 
+import logging
 from decimal import Decimal, InvalidOperation
 
+from django.utils.translation import gettext as _
+
+from notifications.bot import keyboards
+from notifications.bot.replies import CallbackReply
 from notifications.models import Subscription
+
+logger = logging.getLogger(__name__)
 
 RULE_WORDS = {"below": Subscription.DropRule.BELOW, "drop": Subscription.DropRule.PERCENT}
 VALUE_MAX = Decimal("9999999999")
@@ -36,3 +43,37 @@ def _value(rule, raw):
     if rule == Subscription.DropRule.PERCENT and value >= 100:
         raise RuleError("A drop of 100 % or more never happens: choose a smaller percentage.")
     return value.quantize(Decimal("0.01"))
+
+
+def apply_rule(subscription, rule):
+    """Stores `rule` ((rule, value), as split_rule and the buttons give it) on the subscription."""
+    subscription.drop_rule, subscription.drop_value = rule
+    subscription.save(update_fields=["drop_rule", "drop_value"])
+
+
+def press(chat, data) -> CallbackReply:
+    """A drop-rule button ("rule:<keyword>:<spec>") pressed in `chat` (the access gate has run).
+
+    Hostile data is answered and changes nothing: malformed data, values out of range, or
+    a keyword the chat does not follow (whose name is not revealed).
+    """
+    parsed = keyboards.parse_rule(data)
+    if parsed is None or not _in_range(parsed[1], parsed[2]):
+        logger.warning("bot: chat %s sent an invalid drop-rule button %r", chat.chat_id, (data or "")[:80])
+        return CallbackReply(_("This button is no longer valid. Try /help."), alert=True)
+    keyword_id, rule, value = parsed
+    subscription = chat.subscriptions.select_related("keyword").filter(keyword_id=keyword_id).first()
+    if subscription is None:
+        return CallbackReply(_("You do not follow this keyword (any more): nothing changed. /status lists what you follow."), alert=True)
+    apply_rule(subscription, (rule, value))
+    return CallbackReply(
+        _("✅ %(keyword)s: price drops: %(rule)s.") % {"keyword": subscription.keyword.display_name, "rule": subscription.describe_rule()}
+    )
+
+
+def _in_range(rule, value):
+    if rule == Subscription.DropRule.PERCENT:
+        return 0 < value < 100
+    if rule == Subscription.DropRule.BELOW:
+        return 0 < value <= VALUE_MAX
+    return True

@@ -1,6 +1,7 @@
 """The /help text, also sent with the welcome message."""
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from notifications.bot import admin_commands
 
@@ -16,6 +17,7 @@ def help_text(chat):
         "/unsubscribe &lt;id&gt; — stop following it",
         "/mute [duration] — pause messages (e.g. /mute 2h, /mute 1d; without a duration until /unmute)",
         "/unmute — messages on again (also for muted keywords)",
+        _("/quiet 22-7 — quiet hours: messages wait until they end (/quiet 22-7 Europe/Berlin: another time zone; /quiet off)"),
         "/status — your subscriptions and recent messages",
         "/stop — stop all messages (/start resumes)",
     ]

@@ -6,13 +6,23 @@ Callback data (at most 64 bytes, Telegram's limit):
     mutekw:<keyword_id>   "Mute this keyword" (on a notification)
     snooze:<seconds>      "Snooze 1 h" (on a notification)
     approve:<chat_id>     an admin approves a registration request
+    rule:<keyword_id>:every | rule:<keyword_id>:p<N> | rule:<keyword_id>:b<euros>
+                          the chat's drop rule for that keyword (on a price-drop message)
 """
 
+import re
 from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Decimal
 
+from django.utils.translation import gettext as _
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from lib.money import euro
+
 SNOOZE_SECONDS = 3600
+RULE_PREFIX = "rule:"
+RULE_PERCENT = 10
+RULE_DATA = re.compile(r"rule:([0-9]{1,18}):(every|p([0-9]{1,2})|b([0-9]{1,10}))", re.ASCII)
 ACTIONS = {"sub", "unsub", "mutekw", "snooze", "approve"}
 
 
@@ -30,13 +40,43 @@ def parse(data: str | None) -> Action | None:
     return Action(name, int(value))
 
 
-def notification_keyboard(keyword_id: int | None) -> InlineKeyboardMarkup:
-    """The buttons under every ad notification."""
+def parse_rule(data: str | None) -> tuple[int, str, Decimal | None] | None:
+    """ "rule:12:p10" → (12, "percent", 10); "b500" → "below", "every" → "every"; None for anything else."""
+    match = RULE_DATA.fullmatch(data or "")
+    if match is None:
+        return None
+    keyword_id, spec, percent, below = match.groups()
+    if spec == "every":
+        return int(keyword_id), "every", None
+    if percent is not None:
+        return int(keyword_id), "percent", Decimal(percent)
+    return int(keyword_id), "below", Decimal(below)
+
+
+def round_down(price: Decimal) -> int:
+    """A target just under `price`, in two significant digits: 1234 → 1200, 187 → 180, 45.5 → 45."""
+    whole = int(Decimal(price).to_integral_value(ROUND_FLOOR))
+    step = 10 ** max(len(str(whole)) - 2, 0)
+    return whole // step * step
+
+
+def notification_keyboard(keyword_id: int | None, drop_price=None) -> InlineKeyboardMarkup:
+    """The buttons under every ad notification; a price drop's also set the keyword's drop rule."""
     row = []
     if keyword_id is not None:
         row.append(InlineKeyboardButton("🔕 Mute this keyword", callback_data=f"mutekw:{keyword_id}"))
     row.append(InlineKeyboardButton("💤 Snooze 1 h", callback_data=f"snooze:{SNOOZE_SECONDS}"))
-    return InlineKeyboardMarkup([row])
+    rows = [row]
+    if keyword_id is not None and drop_price is not None:
+        prefix = f"{RULE_PREFIX}{keyword_id}:"
+        percent = _("Only −%(percent)d %% or more") % {"percent": RULE_PERCENT}
+        rules = [InlineKeyboardButton(percent, callback_data=f"{prefix}p{RULE_PERCENT}")]
+        target = round_down(drop_price)
+        if target > 0:
+            rules.append(InlineKeyboardButton(_("Only ≤ %(price)s") % {"price": euro(target)}, callback_data=f"{prefix}b{target}"))
+        rules.append(InlineKeyboardButton(_("Every drop"), callback_data=f"{prefix}every"))
+        rows.append(rules)
+    return InlineKeyboardMarkup(rows)
 
 
 def keywords_keyboard(keywords, subscribed_ids) -> InlineKeyboardMarkup | None:

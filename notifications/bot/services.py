@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from notifications.alerts import enqueue_admin_alert
-from notifications.bot import keyboards
+from notifications.bot import drop_rules, keyboards, quiet
 from notifications.bot.access import approve
 from notifications.bot.drop_rules import RuleError, split_rule
 from notifications.bot.durations import DurationError, describe, parse_duration
@@ -100,8 +100,7 @@ def subscribe(ref: ChatRef, args=()) -> Reply:
     name = f"#{keyword.pk} {esc(keyword.display_name)}"
     if rule is not None:
         sub = chat.subscriptions.get(keyword=keyword)
-        sub.drop_rule, sub.drop_value = rule
-        sub.save(update_fields=["drop_rule", "drop_value"])
+        drop_rules.apply_rule(sub, rule)
         verb = "Subscribed to" if created else "Updated"
         return Reply(f"✅ {verb} {name}: new ads, and price drops: {esc(sub.describe_rule())}.")
     if not created:
@@ -206,6 +205,7 @@ COMMANDS = {
     "status": status,
     "stop": stop,
     "add": add,
+    "quiet": quiet.quiet,
 }
 
 
@@ -214,6 +214,8 @@ COMMANDS = {
 
 def callback(ref: ChatRef, data: str) -> CallbackReply:
     """A button press in an active chat (the gate has run)."""
+    if (data or "").startswith(keyboards.RULE_PREFIX):
+        return drop_rules.press(chat_of(ref), data)
     action = keyboards.parse(data)
     if action is None:
         return CallbackReply("This button is no longer valid. Try /help.", alert=True)

@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
+from notifications.models.quiet_hours import QuietHours
+
 logger = logging.getLogger(__name__)
 
 # "Until /unmute": a date no mute check ever passes.
@@ -21,6 +23,12 @@ class TelegramChatQuerySet(models.QuerySet):
 
     def admins(self):
         return self.active().filter(is_admin=True)
+
+    def quiet_until(self, now):
+        """{chat pk: end of its quiet window (UTC)} for the active chats inside their quiet hours at `now`."""
+        chats = self.active().filter(quiet_start__isnull=False).only("pk", "quiet_start", "quiet_end", "time_zone")
+        ends = ((chat.pk, chat.quiet_ends_at(now)) for chat in chats)
+        return {pk: end for pk, end in ends if end is not None}
 
     def register(self, chat_id, title="", username=""):
         """/start from `chat_id`: returns (chat, outcome).
@@ -102,7 +110,7 @@ class TelegramChatQuerySet(models.QuerySet):
         return old
 
 
-class TelegramChat(models.Model):
+class TelegramChat(QuietHours):
     class Status(models.TextChoices):
         PENDING = "pending", "pending approval"
         ACTIVE = "active"
@@ -120,7 +128,7 @@ class TelegramChat(models.Model):
 
     objects = TelegramChatQuerySet.as_manager()
 
-    class Meta:
+    class Meta(QuietHours.Meta):
         ordering = ["id"]
 
     def __str__(self):
