@@ -10,6 +10,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.db.models import Min
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from lib.money import format_price
 from notifications.bot.keyboards import notification_keyboard
@@ -71,6 +72,10 @@ def _ad_lines(notification, ad, title, escape):
         low = lowest_price(ad)
         if low is not None:
             lines.append(e(f"Lowest seen: {format_price(low)}"))
+    elif _is_relist(notification, ad):
+        lines.append(e(_("♻️ Relisted")))
+        lines.append(bold(title))
+        lines += [e(line) for line in _relist_lines(notification, ad.relist_of)]
     else:
         lines.append("🆕 New ad")
         lines.append(bold(title))
@@ -90,6 +95,33 @@ def _drop_line(notification):
     if old is None or new is None or Decimal(old) == 0:
         return f"now {format_price(new)}"
     return f"was {format_price(old)} → now {format_price(new)} ({drop_percent(old, new):+d}%)".replace("-", "−")
+
+
+def _is_relist(notification, ad):
+    """A `new` row of an ad that relists a gone one (scraping.relists); the earlier ad may since be deleted."""
+    return notification.kind == "new" and ad.relist_of_id is not None and ad.relist_of is not None
+
+
+def _relist_lines(notification, earlier):
+    """The price now against the earlier listing's last price, and when that one was listed and went."""
+    old = notification.old_price if notification.old_price is not None else earlier.price
+    new = notification.price
+    if old is not None and new is not None and old != new and Decimal(old) != 0:
+        price = _("%(new)s, earlier %(old)s (%(percent)s%%)") % {
+            "new": format_price(new),
+            "old": format_price(old),
+            "percent": f"{drop_percent(old, new):+d}".replace("-", "−"),
+        }
+    else:
+        price = _("%(new)s, earlier %(old)s") % {"new": format_price(new), "old": format_price(old)}
+    listed = _day(earlier.published_at or earlier.first_seen_at)
+    if earlier.gone_at is None:  # the earlier listing came back meanwhile
+        return [price, _("Listed before on %(date)s") % {"date": listed}]
+    return [price, _("Listed before on %(date)s, gone on %(gone)s") % {"date": listed, "gone": _day(earlier.gone_at)}]
+
+
+def _day(moment):
+    return f"{timezone.localtime(moment):%d.%m.%Y}"
 
 
 def _fit(text, limit):
@@ -130,4 +162,10 @@ def _digest_item(n):
     price = format_price(n.price)
     if n.kind == "price_drop" and n.old_price is not None:
         price = f"{format_price(n.old_price)} → {price}"
+    if _is_relist(n, n.ad):
+        return _("♻️ %(title)s — %(price)s (relisted, earlier %(old)s)") % {
+            "title": n.ad.title[:120],
+            "price": price,
+            "old": format_price(n.old_price if n.old_price is not None else n.ad.relist_of.price),
+        }, n.ad.url
     return f"{n.ad.title[:120]} — {price}", n.ad.url

@@ -18,6 +18,13 @@ What is stored and what is notified:
   moves when the ad changes, or when the ad is seen again more than an hour
   after the stored value, and then only that column in one bulk UPDATE.
   An ad marked gone that is seen again counts as changed (its gone_at is cleared).
+* Relists (scraping.relists): an ad new to the database that matches an ad gone
+  within RELIST_WINDOW_DAYS gets `relist_of`; the gone ad's last price counts as
+  its previous price (a `PriceChange` when it differs), and its `new` rows carry
+  that price as `old_price`, so the message says "relisted" instead of "new ad".
+  A relist is news like a new ad: drop rules do not filter it (they judge drops
+  of ads a chat already heard of); a cheaper relist still shows as a drop in the
+  price history and the admin's "dropped in price" filter.
 * `quiet_before` (a deep sweep's cursor): an ad linked for the first time whose
   (published_at, id) is at or before it is backlog, not news: linked, not notified.
 """
@@ -31,11 +38,13 @@ from django.utils import timezone
 
 from notifications.models import Notification, Subscription, TelegramChat
 from scraping.counts import RunCounts
+from scraping.relists import match_relists
 from tracker.models import Ad, KeywordAd, PriceChange
+from tracker.relists import title_key
 
 CONTENT_FIELDS = ["title", "price", "currency", "url", "location", "postcode", "image_url", "published_at"]
 # gone_at is written as NULL: an ad seen again is back (tracker.models.AdQuerySet.mark_gone).
-UPDATE_FIELDS = [*CONTENT_FIELDS, "last_seen_at", "gone_at"]
+UPDATE_FIELDS = [*CONTENT_FIELDS, "title_key", "last_seen_at", "gone_at"]
 LAST_SEEN_RESOLUTION = timedelta(hours=1)
 
 
@@ -72,12 +81,16 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=Non
                 "id", "external_id", "last_seen_at", "gone_at", *CONTENT_FIELDS
             )
         }
+        relists = match_relists(source, [a for a in ads if a.external_id not in stored], now)
+        ad_ids = _upsert_ads(ads, stored, source, now, relists)
+        # A relist's previous price is the gone ad's last one.
         old_prices = {external_id: row["price"] for external_id, row in stored.items()}
-        ad_ids = _upsert_ads(ads, stored, source, now)
+        old_prices.update({external_id: gone.price for external_id, gone in relists.items()})
         changes = _record_price_changes(ads, old_prices, ad_ids, now)
         new_ids, dropped = _link(keyword, ads, ad_ids, old_prices, now)
         news = new_ids - _backlog(ads, ad_ids, quiet_before)
-        notes = _queue_notifications(keyword, ads, ad_ids, news, dropped, now) if notify else 0
+        earlier = {ad_ids[external_id]: gone.price for external_id, gone in relists.items()}
+        notes = _queue_notifications(keyword, ads, ad_ids, news, dropped, earlier, now) if notify else 0
     by_id = {ad_id: external_id for external_id, ad_id in ad_ids.items()}
     counts = RunCounts(ads_seen=len(ads), ads_new=len(new_ids), price_drops=len(dropped), price_changes=changes, notifications=notes)
     return IngestResult(counts, frozenset(by_id[i] for i in new_ids), frozenset(by_id[i] for i in dropped), frozenset(by_id))
@@ -90,7 +103,7 @@ def _backlog(ads, ad_ids, cursor):
     return {ad_ids[a.external_id] for a in ads if a.published_at is None or a.sort_key <= cursor}
 
 
-def _upsert_ads(ads, stored, source, now):
+def _upsert_ads(ads, stored, source, now, relists):
     """Writes only what changed; returns external id -> pk.
 
     `stored` holds the page's known ads as read in this transaction. New and changed
@@ -122,6 +135,8 @@ def _upsert_ads(ads, stored, source, now):
             postcode=a.postcode,
             image_url=a.image_url,
             published_at=a.published_at,
+            title_key=title_key(a.title),
+            relist_of=relists.get(a.external_id),  # not in UPDATE_FIELDS: set once, on insert
             first_seen_at=now,
             last_seen_at=now,
             gone_at=None,
@@ -178,12 +193,13 @@ def _fell(old, new):
     return old is not None and new is not None and new < old
 
 
-def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, now):
+def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, earlier, now):
+    """`earlier`: {relist's ad id: the gone ad's last price}, the old price of its `new` rows."""
     events = []
     for ad in ads:
         ad_id = ad_ids[ad.external_id]
         if ad_id in new_ids:
-            events.append((ad_id, Notification.Kind.NEW, ad.price, None))
+            events.append((ad_id, Notification.Kind.NEW, ad.price, earlier.get(ad_id)))
         elif ad_id in dropped:
             events.append((ad_id, Notification.Kind.PRICE_DROP, ad.price, dropped[ad_id]))
     if not events:  # a page of known ads: no subscriber query either

@@ -13,9 +13,11 @@ from django.utils.safestring import mark_safe
 from lib.badges import badge
 from lib.money import euro, format_price
 from lib.paginator import EstimatedCountPaginator
+from tracker.admin_activity import AdRelistAdmin, KeywordActivityAdmin
 from tracker.admin_filters import AlertFilter, DroppedInPriceFilter, GoneFilter, NewTodayFilter, PriceRangeFilter
 from tracker.charts import ad_price_points, price_chart_svg
 from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
+from tracker.relists import earlier_listings
 
 INTERVAL_MESSAGE = "The interval must be at least 1 minute."
 
@@ -70,7 +72,7 @@ class KeywordForm(forms.ModelForm):
 
 
 @admin.register(Keyword)
-class KeywordAdmin(admin.ModelAdmin):
+class KeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
     """Keywords as the core knows them; scraping.admin extends it with runs, *Run now* and subscribers."""
 
     form = KeywordForm
@@ -78,7 +80,7 @@ class KeywordAdmin(admin.ModelAdmin):
     list_display_links = ["query"]
     list_filter = ["source", "is_active", AlertFilter]
     search_fields = ["name", "query"]
-    readonly_fields = ["cursor_published_at", "cursor_ad_id", "last_run_at", "zero_result_alert_at", "created_at", "updated_at"]
+    readonly_fields = ["cursor_published_at", "cursor_ad_id", "last_run_at", "zero_result_alert_at", "created_at", "updated_at", "activity"]
     fieldsets = [
         (None, {"fields": ["name", "query", "source", "is_active", "interval_minutes"]}),
         ("Filters", {"fields": ["price_min", "price_max", "excluded_words"]}),
@@ -86,6 +88,7 @@ class KeywordAdmin(admin.ModelAdmin):
             "Schedule and cursor",
             {"fields": ["next_run_at", "last_run_at", "cursor_published_at", "cursor_ad_id", "zero_result_alert_at"]},
         ),
+        ("Activity", {"fields": ["activity"]}),
         ("Record", {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
     ]
     actions = ["pause", "resume", "reset_cursor"]
@@ -157,18 +160,19 @@ class MachineWrittenAdmin(admin.ModelAdmin):
 
 
 @admin.register(Ad)
-class AdAdmin(MachineWrittenAdmin):
+class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     list_display = ["thumbnail", "title_link", "price_change", "location", "published_at", "keyword_names"]
     list_display_links = None
     list_filter = [("keywords", admin.RelatedFieldListFilter), "source", PriceRangeFilter, NewTodayFilter, DroppedInPriceFilter, GoneFilter]
     search_fields = ["title", "=external_id"]
     # With 100,000 ads a second unfiltered COUNT(*) per page is wasted work.
     show_full_result_count = False
-    readonly_fields = ["price_history", *[f.name for f in Ad._meta.fields if f.name != "id"]]
+    readonly_fields = ["price_history", "earlier_listing", "later_relists", *[f.name for f in Ad._meta.fields if f.name != "id"]]
     fieldsets = [
         (None, {"fields": ["title", "url", "price", "currency", "location", "postcode", "image_url"]}),
         ("Price history", {"fields": ["price_history"]}),
-        ("Record", {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at", "gone_at"]}),
+        ("Listing", {"fields": ["gone_at", "earlier_listing", "later_relists"]}),
+        ("Record", {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at"]}),
     ]
     inlines = [PriceChangeInline]
 
@@ -221,7 +225,9 @@ class AdAdmin(MachineWrittenAdmin):
     def price_history(self, obj):
         if obj.pk is None:
             return ""
-        points = ad_price_points(obj, list(obj.price_changes.all()), timezone.now())
+        # A relist's chart starts with the listings it relists (tracker.relists).
+        now = timezone.now()
+        points = [p for ad in [*earlier_listings(obj), obj] for p in ad_price_points(ad, list(ad.price_changes.all()), now)]
         return mark_safe(price_chart_svg(points, title=f"Price history of {obj.title}"))  # noqa: S308 (every text in it is escaped)
 
 

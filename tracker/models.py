@@ -12,7 +12,9 @@ from django.utils import timezone
 from lib.money import format_price
 
 # Defined in its own module (one job per file); imported here so Django finds it as tracker's model.
+from tracker.activity import DropsPerDayQuerySet, KeywordAdQuerySet
 from tracker.heartbeat import Heartbeat  # noqa: F401
+from tracker.relists import TITLE_KEY_LENGTH, RelistQuerySet, title_key
 
 
 class KeywordQuerySet(models.QuerySet):
@@ -168,7 +170,7 @@ class Keyword(models.Model):
             raise ValidationError(errors)
 
 
-class AdQuerySet(models.QuerySet):
+class AdQuerySet(RelistQuerySet, models.QuerySet):
     def gone(self):
         return self.filter(gone_at__isnull=False)
 
@@ -202,6 +204,10 @@ class Ad(models.Model):
     last_seen_at = models.DateTimeField(default=timezone.now)
     # Set when a complete deep sweep no longer found the ad (sold or removed); cleared when it reappears.
     gone_at = models.DateTimeField(null=True, blank=True)
+    # The title as relists compare it (tracker.relists.title_key); kept in step with title.
+    title_key = models.CharField(max_length=TITLE_KEY_LENGTH, blank=True, default="", editable=False)
+    # The gone ad this one relists (scraping.relists): its price history comes before this one's.
+    relist_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="relists")
     keywords = models.ManyToManyField(Keyword, through="KeywordAd", related_name="ads", blank=True)
 
     objects = AdQuerySet.as_manager()
@@ -215,10 +221,16 @@ class Ad(models.Model):
         indexes = [
             # "new today" filters and ads_new_24h in /stats.
             models.Index(fields=["first_seen_at"], name="ad_first_seen_idx"),
+            # Ad.objects.relist_candidates(): gone ads by title key and postcode, once per ingested page.
+            models.Index(fields=["source", "title_key", "postcode"], condition=Q(gone_at__isnull=False), name="ad_relist_idx"),
         ]
 
     def __str__(self):
         return self.title
+
+    def save(self, *args, **kwargs):
+        self.title_key = title_key(self.title)
+        super().save(*args, **kwargs)
 
 
 class KeywordAd(models.Model):
@@ -231,6 +243,8 @@ class KeywordAd(models.Model):
     # The price this keyword last saw. A drop is judged against it, not against
     # Ad.price, which another keyword's run may already have moved.
     price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+
+    objects = KeywordAdQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -245,7 +259,7 @@ class KeywordAd(models.Model):
         return f"{self.keyword_id} → {self.ad_id}"
 
 
-class PriceChangeQuerySet(models.QuerySet):
+class PriceChangeQuerySet(DropsPerDayQuerySet, models.QuerySet):
     def drops(self):
         """Changes to a lower price (to or from "on request" is not a drop)."""
         return self.filter(new_price__lt=F("old_price"))

@@ -191,6 +191,8 @@ NOTIFY_ON_FIRST_RUN = env.bool("NOTIFY_ON_FIRST_RUN", default=False)
 # SCRAPE_SWEEP_MAX_PAGES pages at the source's largest page size (willhaben: 200 rows).
 SCRAPE_SWEEP_HOURS = env.int("SCRAPE_SWEEP_HOURS", default=6)
 SCRAPE_SWEEP_MAX_PAGES = env.int("SCRAPE_SWEEP_MAX_PAGES", default=10)
+# A new ad matching an ad gone within this many days is announced as its relist (tracker.relists).
+RELIST_WINDOW_DAYS = env.int("RELIST_WINDOW_DAYS", default=30)
 
 # (end of scraping settings)
 

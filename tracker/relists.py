@@ -1,0 +1,71 @@
+"""Relists: an ad that went (sold or removed) and came back under a new id.
+
+A new ad is a relist of an ad of the same source that went within the last
+RELIST_WINDOW_DAYS when both have the same title key (`title_key`: case, punctuation,
+emoji and spacing ignored), the same postcode, and prices within ±30 % of the gone
+ad's last price. Prices are compared only when both are known: a known price never
+matches "on request", and two "on request" ads match on title and postcode alone.
+"""
+
+import unicodedata
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Exists, OuterRef
+
+TITLE_KEY_LENGTH = 200
+PRICE_TOLERANCE = Decimal("0.30")
+# How far back the admin follows a chain of relists (each step is one query).
+CHAIN_LIMIT = 10
+
+
+def title_key(title):
+    """The title as relists compare it: casefolded, letters and digits only, single spaces."""
+    text = unicodedata.normalize("NFKC", title or "").casefold()
+    words = "".join(ch if unicodedata.category(ch)[0] in "LN" else " " for ch in text).split()
+    return " ".join(words)[:TITLE_KEY_LENGTH]
+
+
+def prices_match(gone_price, new_price):
+    """Within ±30 % of the gone ad's price; "on request" matches only "on request"."""
+    if gone_price is None or new_price is None:
+        return gone_price is None and new_price is None
+    return abs(Decimal(new_price) - Decimal(gone_price)) <= Decimal(gone_price) * PRICE_TOLERANCE
+
+
+class RelistQuerySet(models.QuerySet):
+    """Mixed into tracker.models.AdQuerySet."""
+
+    def relist_candidates(self, source, keys, now):
+        """Ads of `source` gone within RELIST_WINDOW_DAYS, not relisted yet, whose
+        (title key, postcode) may be one of `keys`; the most recently gone first.
+
+        One query for a whole page (ad_relist_idx); the caller pairs them exactly.
+        """
+        if not keys:
+            return self.none()
+        since = now - timedelta(days=settings.RELIST_WINDOW_DAYS)
+        relisted = self.model.objects.filter(relist_of=OuterRef("pk"))
+        return (
+            self.filter(
+                source=source,
+                gone_at__gte=since,
+                title_key__in={key for key, _ in keys},
+                postcode__in={postcode for _, postcode in keys},
+            )
+            .exclude(Exists(relisted))
+            .order_by("-gone_at", "-pk")
+        )
+
+
+def earlier_listings(ad):
+    """The ads `ad` relists, oldest first (at most CHAIN_LIMIT)."""
+    chain, current = [], ad
+    while current.relist_of_id is not None and len(chain) < CHAIN_LIMIT:
+        current = type(ad).objects.filter(pk=current.relist_of_id).first()
+        if current is None:
+            break
+        chain.append(current)
+    return chain[::-1]
