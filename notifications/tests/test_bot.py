@@ -82,7 +82,7 @@ def test_admin_approves_with_the_button(bot):
     approved = chat(702)
     assert approved.status == TelegramChat.Status.ACTIVE
     welcome = approved.notifications.get()
-    assert welcome.kind == Notification.Kind.ALERT and "approved" in welcome.text
+    assert welcome.kind == Notification.Kind.WELCOME and "approved" in welcome.text
     [edit] = bot.server.edits
     assert edit["method"] == "editMessageText" and edit["message_id"] == 77 and "approved" in edit["text"]
     assert bot.press(ADMIN, "approve:702")["text"].endswith("active already.")

@@ -32,7 +32,7 @@ def test_approve_activates_pending_chats_only(admin_client):
     pending.refresh_from_db()
     blocked.refresh_from_db()
     assert (pending.status, blocked.status) == ("active", "blocked")
-    welcome = Notification.objects.get(kind=Notification.Kind.ALERT)
+    welcome = Notification.objects.get(kind=Notification.Kind.WELCOME)
     assert welcome.chat_id == pending.pk and welcome.status == Notification.Status.PENDING
 
 

@@ -29,8 +29,8 @@ from notifications.models import Notification, TelegramChat
 ENGINES = {"sqlite": "django.db.backends.sqlite3", "postgresql": "django.db.backends.postgresql"}
 TABLE = TelegramChat._meta.db_table
 FIELDS = [f for f in TelegramChat._meta.concrete_fields if not f.primary_key]
-COLUMNS = '("chat_id", "title", "username", "status", "status_reason", "is_admin", "muted_until", "created_at")'
-ROW = "(%s, %s, %s, %s, %s, %s, %s, %s)"
+COLUMNS = '("chat_id", "title", "username", "status", "status_reason", "is_admin", "muted_until", "language", "created_at")'
+ROW = "(%s, %s, %s, %s, %s, %s, %s, %s, %s)"
 # PostgreSQL takes at most 65,535 parameters per statement.
 POSTGRES_MAX_PARAMS = 65535
 
