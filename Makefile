@@ -29,7 +29,8 @@ $(MO): locale/de/LC_MESSAGES/django.po | $(VENV)/.runtime
 
 # Local development: DEBUG on (serves admin static files, allows the dev SECRET_KEY).
 run: export DEBUG ?= true
-run: $(VENV)/.runtime $(MO)
+run: $(MO)
+run: $(VENV)/.runtime
 	@# A local .env (DEBUG=true, a generated SECRET_KEY) so manage.py commands work outside make too.
 	$(BIN)/python manage.py init_env
 	@# The system checks run once here (errors stop the start); the commands after skip them,
@@ -52,7 +53,8 @@ run: $(VENV)/.runtime $(MO)
 
 # Tests need a key but no secret: one that only exists here.
 test: export SECRET_KEY ?= lago-test-only-secret-key
-test: $(VENV)/.dev $(MO)
+test: $(MO)
+test: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python manage.py makemigrations --check --dry-run

@@ -87,7 +87,8 @@ def _ad_lines(notification, ad, title, escape):
         lines.append(e(f"🕒 {timezone.localtime(ad.published_at):%d.%m.%Y %H:%M}"))
     if notification.keyword_id:
         lines.append(e(f"🔎 {notification.keyword.display_name}"))
-    lines.append(f'<a href="{esc(ad.url)}">{esc(_("Open ad"))}</a>' if escape else ad.url)
+    link = _("Open ad")
+    lines.append(f'<a href="{esc(ad.url)}">{esc(link)}</a>' if escape else ad.url)
     return "\n".join(lines)
 
 

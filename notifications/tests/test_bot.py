@@ -11,6 +11,9 @@ from notifications.tests.conftest import ADMIN, ALLOWED
 from tests.factories import make_chat, make_keyword, make_notification, make_subscription
 from tracker.models import Heartbeat
 
+# English texts; the German default is tested in notifications/tests/test_i18n.py.
+pytestmark = pytest.mark.usefixtures("english")
+
 STRANGER = 900
 COMMANDS = [
     "/help",
