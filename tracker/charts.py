@@ -92,7 +92,8 @@ def price_chart_svg(points, title="Price history"):
     parts += [f'<path d="{_path(seg)}" class="line"/>' for seg in _segments(points, tx, y) if len(seg) > 1]
     for moment, price in points:
         if price is None:
-            parts.append(f'<circle cx="{tx(moment):.1f}" cy="{HEIGHT - BOTTOM:.1f}" r="4" class="gap"><title>{escape(str(PRICE_ON_REQUEST))}</title></circle>')
+            gap = escape(str(PRICE_ON_REQUEST))
+            parts.append(f'<circle cx="{tx(moment):.1f}" cy="{HEIGHT - BOTTOM:.1f}" r="4" class="gap"><title>{gap}</title></circle>')
         else:
             tip = f"{local_date(moment)}: {format_price(price)}"
             parts.append(f'<circle cx="{tx(moment):.1f}" cy="{y(price):.1f}" r="4" class="dot"><title>{escape(tip)}</title></circle>')

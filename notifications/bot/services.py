@@ -12,7 +12,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -210,7 +210,8 @@ def add(ref: ChatRef, args=()) -> Reply:
     if Keyword.objects.filter(proposed_by_chat_id=ref.chat_id, created_at__gte=timezone.now() - timedelta(days=1)).count() >= limit:
         too_many = _("You proposed %(n)d keywords in the last 24 hours, the most a chat may. Please wait for an admin to look at them.")
         return Reply(too_many % {"n": limit})
-    with transaction.atomic():
+    # The admins' alert in the site's language (LANGUAGE_CODE), not the proposing chat's.
+    with transaction.atomic(), translation.override(settings.LANGUAGE_CODE):
         keyword = Keyword.objects.create(query=query, is_active=False, proposed_by_chat_id=ref.chat_id)
         enqueue_admin_alert(
             f"keyword-proposed:{keyword.pk}",
