@@ -193,7 +193,8 @@ def status(ref: ChatRef, args=()) -> Reply:
     if recent:
         lines.append(_("Last messages:"))
         for n in recent:
-            label = n.ad.title if n.ad_id else (n.text or _("message"))
+            text = _(n.text) if n.kind == Notification.Kind.WELCOME else n.text  # stored in English
+            label = n.ad.title if n.ad_id else (text or _("message"))
             lines.append(f"• {when(n.sent_at)} {esc(label[:80])}")
     return Reply("\n".join(lines))
 

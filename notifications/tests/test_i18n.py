@@ -9,6 +9,8 @@ from decimal import Decimal
 import pytest
 from django.utils import translation
 
+from notifications.bot import services
+from notifications.bot.replies import ChatRef
 from notifications.models import Notification, TelegramChat
 from notifications.models.chats import chat_language
 from notifications.sender import process_queue
@@ -122,3 +124,11 @@ def test_notification_admin_filters_by_the_welcome_kind(admin_client):
     assert "Willkommen" in page and "Admin-Meldung" in page
     page = admin_client.get("/admin/notifications/notification/?kind__exact=welcome").content.decode()
     assert "1 Benachrichtigung" in page
+
+
+def test_status_lists_the_welcome_in_the_chats_language(telegram):
+    chat = make_chat(status=TelegramChat.Status.PENDING)
+    chat.approve()
+    assert process_queue() == 1
+    text = services.status(ChatRef(chat.chat_id)).text
+    assert "Nachrichten: 🔔 an" in text and "✅ Ein Admin hat diesen Chat freigegeben" in text
