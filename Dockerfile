@@ -22,7 +22,9 @@ RUN pip install --no-deps --require-hashes -r requirements.lock
 COPY --chown=1000:1000 . .
 # collectstatic needs settings but no database or secret. var/ holds the SQLite file
 # when DATABASE_URL is unset: writable by the app user.
+# The message catalogues are compiled here (python -m lib.catalogues: pure Python, no gettext).
 RUN DEBUG=true python manage.py collectstatic --no-input --verbosity 0 \
+    && python -m lib.catalogues \
     && mkdir -p var && chown 1000:1000 var
 
 USER 1000:1000

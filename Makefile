@@ -21,8 +21,15 @@ $(VENV)/.dev: requirements.lock requirements-dev.txt | $(BIN)/python
 
 setup: $(VENV)/.runtime
 
+# The German catalogue, compiled in pure Python (polib; GNU gettext's msgfmt is not needed).
+# .mo files are build output, not committed.
+MO := locale/de/LC_MESSAGES/django.mo
+$(MO): locale/de/LC_MESSAGES/django.po | $(VENV)/.runtime
+	$(BIN)/python -m lib.catalogues $<
+
 # Local development: DEBUG on (serves admin static files, allows the dev SECRET_KEY).
 run: export DEBUG ?= true
+run: $(MO)
 run: $(VENV)/.runtime
 	@# A local .env (DEBUG=true, a generated SECRET_KEY) so manage.py commands work outside make too.
 	$(BIN)/python manage.py init_env
@@ -46,6 +53,7 @@ run: $(VENV)/.runtime
 
 # Tests need a key but no secret: one that only exists here.
 test: export SECRET_KEY ?= lago-test-only-secret-key
+test: $(MO)
 test: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -17,6 +17,14 @@ def _health_probe_ends_before_the_test_database(django_db_setup):
     stop_probe()
 
 
+@pytest.fixture
+def english(settings):
+    """LANGUAGE_CODE en-us: for tests that read the English texts (German, the default, is
+    tested in notifications/tests/test_i18n.py and tracker/tests/test_locale.py). New chats
+    get English too (TelegramChat.language defaults to LANGUAGE_CODE)."""
+    settings.LANGUAGE_CODE = "en-us"
+
+
 def pytest_collection_modifyitems(config, items):
     if settings.IS_POSTGRES:
         return

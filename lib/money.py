@@ -2,6 +2,8 @@
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from django.utils.translation import gettext_lazy as _
+
 
 def euro(value) -> str:
     """2190 → "€ 2.190", 1234.5 → "€ 1.234,50" (Austrian notation: no cents when whole)."""
@@ -30,15 +32,16 @@ def parse_euro(text):
     return amount if amount.is_finite() else None
 
 
-PRICE_ON_REQUEST = "Preis auf Anfrage"
-FREE = "zu verschenken"
+# willhaben's words ("Preis auf Anfrage", "zu verschenken" in German; locale/de).
+PRICE_ON_REQUEST = _("price on request")
+FREE = _("free")
 
 
 def format_price(price) -> str:
     """euro(), or willhaben's words for a free item (0) and no price (None)."""
     if price is None:
-        return PRICE_ON_REQUEST
-    return FREE if Decimal(price) == 0 else euro(price)
+        return str(PRICE_ON_REQUEST)
+    return str(FREE) if Decimal(price) == 0 else euro(price)
 
 
 def price_range(price_min=None, price_max=None) -> str:

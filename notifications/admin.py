@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from lib.badges import badge
 from lib.paginator import EstimatedCountPaginator
@@ -60,26 +61,28 @@ class TelegramChatAdmin(admin.ModelAdmin):
         if released:
             self.message_user(request, _("%(count)d notifications held for the old quiet hours are due now.") % {"count": released})
 
-    @admin.display(description="status", ordering="status")
+    @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj):
         return badge("skipped" if obj.status == TelegramChat.Status.PENDING else obj.status, obj.get_status_display())
 
-    @admin.display(description="subscriptions", ordering="n_subscriptions")
+    @admin.display(description=_("subscriptions"), ordering="n_subscriptions")
     def subscriptions_count(self, obj):
         return obj.n_subscriptions
 
-    @admin.action(description="Approve (pending → active)", permissions=["change"])
+    @admin.action(description=_("Approve (pending → active)"), permissions=["change"])
     def approve(self, request, queryset):
         # Counted first: from the "pending" filter the queryset re-counts to 0 after approving.
         total = queryset.count()
         done = sum(chat.approve() for chat in queryset.filter(status=TelegramChat.Status.PENDING))
-        self.message_user(request, f"{done} chat(s) approved and welcomed; {total - done} were not pending.")
+        text = ngettext("%(n)d chat approved and welcomed", "%(n)d chats approved and welcomed", done) % {"n": done}
+        self.message_user(request, text + "; " + _("%(n)d were not pending.") % {"n": total - done})
 
-    @admin.action(description="Block (stop sending, cancel queued)", permissions=["change"])
+    @admin.action(description=_("Block (stop sending, cancel queued)"), permissions=["change"])
     def block(self, request, queryset):
         chats = queryset.exclude(status=TelegramChat.Status.BLOCKED)
         cancelled = [chat.block(f"blocked by {request.user}") for chat in chats]
-        self.message_user(request, f"{len(cancelled)} chat(s) blocked; {sum(cancelled)} queued notification(s) cancelled.")
+        text = ngettext("%(n)d chat blocked", "%(n)d chats blocked", len(cancelled)) % {"n": len(cancelled)}
+        self.message_user(request, text + "; " + _("%(n)d queued notification(s) cancelled.") % {"n": sum(cancelled)})
 
 
 @admin.register(Subscription)
@@ -112,11 +115,11 @@ class NotificationAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="status", ordering="status")
+    @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj):
-        return badge(obj.status)
+        return badge(obj.status, obj.get_status_display())
 
-    @admin.display(description="last error")
+    @admin.display(description=_("last error"))
     def short_error(self, obj):
         return obj.last_error[:120]
 
@@ -124,14 +127,17 @@ class NotificationAdmin(admin.ModelAdmin):
         """The page is read-only (has_change_permission is False), yet retry/cancel change rows: staff with the change permission may."""
         return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}")
 
-    @admin.action(description="Retry now (dead or pending → pending, due now)", permissions=["requeue"])
+    @admin.action(description=_("Retry now (dead or pending → pending, due now)"), permissions=["requeue"])
     def retry_now(self, request, queryset):
         total = queryset.count()
         done = sum(n.retry_now() for n in queryset)
-        self.message_user(request, f"{done} notification(s) queued to send now; {total - done} skipped (sent or cancelled).")
+        text = ngettext("%(n)d notification queued to send now", "%(n)d notifications queued to send now", done) % {"n": done}
+        self.message_user(request, text + "; " + _("%(n)d skipped (sent or cancelled).") % {"n": total - done})
 
-    @admin.action(description="Cancel (pending only)", permissions=["requeue"])
+    @admin.action(description=_("Cancel (pending only)"), permissions=["requeue"])
     def cancel(self, request, queryset):
         done = sum(n.cancel(f"cancelled by {request.user}") for n in queryset)
         level = messages.SUCCESS if done else messages.WARNING
-        self.message_user(request, f"{done} pending notification(s) cancelled.", level)
+        self.message_user(
+            request, ngettext("%(n)d pending notification cancelled.", "%(n)d pending notifications cancelled.", done) % {"n": done}, level
+        )

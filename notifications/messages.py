@@ -11,9 +11,11 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.db.models import Min
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from lib.money import format_price
 from notifications.bot.keyboards import notification_keyboard
+from notifications.models.chats import WELCOME_TEXT
 
 TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
@@ -44,9 +46,12 @@ def lowest_price(ad):
 
 
 def render(notification) -> Rendered:
-    """The message for one outbox row (ad or admin alert)."""
+    """The message for one outbox row (ad, welcome or admin alert), in the active language (sender.py)."""
+    if notification.kind == "welcome":
+        text = _(WELCOME_TEXT)
+        return Rendered(html=_fit(esc(text), TEXT_LIMIT), plain=_fit(text, TEXT_LIMIT))
     if notification.ad_id is None:
-        text = notification.text or "(empty alert)"
+        text = notification.text or _("(empty alert)")
         return Rendered(html=_fit(esc(text), TEXT_LIMIT), plain=_fit(text, TEXT_LIMIT))
     ad = notification.ad
     photo = ad.image_url or None
@@ -66,18 +71,18 @@ def _ad_lines(notification, ad, title, escape):
     bold = (lambda s: f"<b>{e(s)}</b>") if escape else str
     lines = []
     if notification.kind == "price_drop":
-        lines.append("📉 Price drop")
+        lines.append("📉 " + _("Price drop"))
         lines.append(bold(title))
         lines.append(e(_drop_line(notification)))
         low = lowest_price(ad)
         if low is not None:
-            lines.append(e(f"Lowest seen: {format_price(low)}"))
+            lines.append(e(_("Lowest seen: %(price)s") % {"price": format_price(low)}))
     elif _is_relist(notification, ad):
         lines.append(e(_("♻️ Relisted")))
         lines.append(bold(title))
         lines += [e(line) for line in _relist_lines(notification, ad.relist_of)]
     else:
-        lines.append("🆕 New ad")
+        lines.append("🆕 " + _("New ad"))
         lines.append(bold(title))
         lines.append(e(format_price(notification.price)))
     if ad.location:
@@ -86,15 +91,17 @@ def _ad_lines(notification, ad, title, escape):
         lines.append(e(f"🕒 {timezone.localtime(ad.published_at):%d.%m.%Y %H:%M}"))
     if notification.keyword_id:
         lines.append(e(f"🔎 {notification.keyword.display_name}"))
-    lines.append(f'<a href="{esc(ad.url)}">Open ad</a>' if escape else ad.url)
+    link = _("Open ad")
+    lines.append(f'<a href="{esc(ad.url)}">{esc(link)}</a>' if escape else ad.url)
     return "\n".join(lines)
 
 
 def _drop_line(notification):
     old, new = notification.old_price, notification.price
     if old is None or new is None or Decimal(old) == 0:
-        return f"now {format_price(new)}"
-    return f"was {format_price(old)} → now {format_price(new)} ({drop_percent(old, new):+d}%)".replace("-", "−")
+        return _("now %(price)s") % {"price": format_price(new)}
+    values = {"old": format_price(old), "new": format_price(new), "percent": f"{drop_percent(old, new):+d}"}
+    return (_("was %(old)s → now %(new)s (%(percent)s%%)") % values).replace("-", "−")
 
 
 def _is_relist(notification, ad):
@@ -133,7 +140,7 @@ def render_digest(notifications, backlog) -> tuple[Rendered, int]:
 
     Returns the message and how many of `notifications` it lists (the rest stay queued).
     """
-    header = f"📬 {backlog} new notifications"
+    header = "📬 " + digest_header(notifications, backlog)
     html_lines, plain_lines = [f"<b>{esc(header)}</b>"], [header]
     listed = 0
     for n in notifications[:DIGEST_MAX_ITEMS]:
@@ -146,10 +153,22 @@ def render_digest(notifications, backlog) -> tuple[Rendered, int]:
         plain_lines.append(p)
         listed += 1
     if backlog > listed:
-        tail = f"… and {backlog - listed} more to follow"
+        tail = "… " + _("and %(count)d more to follow") % {"count": backlog - listed}
         html_lines.append(esc(tail))
         plain_lines.append(tail)
     return Rendered(html="\n".join(html_lines), plain="\n".join(plain_lines)), listed
+
+
+def digest_header(notifications, backlog):
+    """ "3 new ads for fahrrad, ski": the keywords of the listed rows, in order of first appearance."""
+    rows = notifications[:DIGEST_MAX_ITEMS]
+    names = list(dict.fromkeys(n.keyword.display_name for n in rows if n.keyword_id))
+    values = {"count": backlog, "keywords": ", ".join(names[:5]) + (", …" if len(names) > 5 else "")}
+    if not names:
+        return ngettext("%(count)d new notification", "%(count)d new notifications", backlog) % values
+    if all(n.kind == "new" for n in rows):
+        return ngettext("%(count)d new ad for %(keywords)s", "%(count)d new ads for %(keywords)s", backlog) % values
+    return ngettext("%(count)d new notification for %(keywords)s", "%(count)d new notifications for %(keywords)s", backlog) % values
 
 
 def _length(lines, extra):
@@ -158,7 +177,7 @@ def _length(lines, extra):
 
 def _digest_item(n):
     if n.ad_id is None:
-        return (n.text or "alert")[:200], ""
+        return (_(WELCOME_TEXT) if n.kind == "welcome" else n.text or _("alert"))[:200], ""
     price = format_price(n.price)
     if n.kind == "price_drop" and n.old_price is not None:
         price = f"{format_price(n.old_price)} → {price}"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import Count, F, Window
 from django.db.models.functions import RowNumber
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from notifications import quiet, telegram
 from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
@@ -148,13 +148,15 @@ def _deliver(unit) -> Outcome:
     if not rows:
         return Outcome()
     try:
-        if unit.is_digest:
-            rendered, listed = render_digest(rows, unit.backlog)
-            for extra in rows[listed:]:
-                extra.release()
-            rows = rows[:listed]
-        else:
-            rendered = render(rows[0])
+        # Rendered now, in the chat's language (TelegramChat.language).
+        with translation.override(rows[0].chat.language):
+            if unit.is_digest:
+                rendered, listed = render_digest(rows, unit.backlog)
+                for extra in rows[listed:]:
+                    extra.release()
+                rows = rows[:listed]
+            else:
+                rendered = render(rows[0])
         message_id = _send(rows[0].chat, rendered)
     except DeliveryError as err:
         return _failed(rows, err)

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from django.contrib import admin
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from operations.health import health_report
 from operations.stats import WINDOW, collect_stats
@@ -25,7 +26,12 @@ def changelist(model_name, app_label, **params):
 def _runs_24h(stats, since):
     since_param = timezone.localtime(since).isoformat(sep=" ", timespec="seconds")
     return [
-        {"status": status, "count": count, "url": changelist("scraperun", "scraping", status__exact=status, started_at__gte=since_param)}
+        {
+            "status": status,
+            "label": ScrapeRun.Status(status).label if status in ScrapeRun.Status.values else status,
+            "count": count,
+            "url": changelist("scraperun", "scraping", status__exact=status, started_at__gte=since_param),
+        }
         for status, count in stats["runs_24h"].items()
     ]
 
@@ -60,8 +66,8 @@ def dashboard_context(now=None):
 
 class LagoAdminSite(admin.AdminSite):
     site_header = "Lago"
-    site_title = "Lago admin"
-    index_title = "Status"
+    site_title = _("Lago admin")
+    index_title = _("Status")
 
     # Lago's apps in layer order, then the rest (auth); django-q2's task-queue internals last.
     APP_ORDER = ["tracker", "notifications", "scraping", "operations"]

@@ -2,6 +2,7 @@ import json
 
 from django.contrib import admin
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from lib.badges import badge
 from lib.paginator import EstimatedCountPaginator
@@ -23,7 +24,7 @@ def _pretty(text):
 class SourceFilter(admin.SimpleListFilter):
     """The registered sources: not a SELECT DISTINCT over every run, as a plain field filter would be."""
 
-    title = "source"
+    title = _("source")
     parameter_name = "source"
 
     def lookups(self, request, model_admin):
@@ -82,18 +83,18 @@ class ScrapeRunAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="status", ordering="status")
+    @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj):
-        return badge(obj.status)
+        return badge(obj.status, obj.get_status_display())
 
-    @admin.display(description="duration")
+    @admin.display(description=_("duration"))
     def duration_s(self, obj):
-        return "running" if obj.duration is None else f"{obj.duration.total_seconds():.1f} s"
+        return _("running") if obj.duration is None else f"{obj.duration.total_seconds():.1f} s"
 
-    @admin.display(description="detail")
+    @admin.display(description=_("detail"))
     def detail_pretty(self, obj):
         return format_html('<pre class="lago-pre">{}</pre>', _pretty(obj.detail)) if obj.detail else "–"
 
-    @admin.display(description="counters")
+    @admin.display(description=_("counters"))
     def counters_pretty(self, obj):
         return format_html('<pre class="lago-pre">{}</pre>', json.dumps(obj.counters, indent=2, sort_keys=True))

@@ -12,7 +12,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
 
 from lib.badges import badge
 from notifications.admin import KeywordSubscriptionInline
@@ -29,11 +29,11 @@ from tracker.models import Keyword
 class LastStatusFilter(admin.SimpleListFilter):
     """Needs the `last_status` annotation (KeywordAdmin.get_queryset)."""
 
-    title = "last run status"
+    title = _("last run status")
     parameter_name = "last_status"
 
     def lookups(self, request, model_admin):
-        return [*ScrapeRun.Status.choices, ("never", "never ran")]
+        return [*ScrapeRun.Status.choices, ("never", _("never ran"))]
 
     def queryset(self, request, queryset):
         if self.value() == "never":
@@ -73,7 +73,7 @@ class KeywordForm(tracker_admin.KeywordForm):
                 try:
                     build_request(query, price_min=data.get("price_min"), price_max=data.get("price_max"))
                 except BadQuery as exc:
-                    self.add_error("query", f"The {source} source cannot search this: {exc}.")
+                    self.add_error("query", _("The %(source)s source cannot search this: %(error)s.") % {"source": source, "error": exc})
         return data
 
 
@@ -113,29 +113,36 @@ class KeywordAdmin(tracker_admin.KeywordAdmin):
             )
         )
 
-    @admin.display(description="last run", ordering="last_started_at")
+    @admin.display(description=_("last run"), ordering="last_started_at")
     def last_run(self, obj):
         if obj.last_status is None:
-            return mark_safe('<span class="lago-muted">never</span>')
+            return format_html('<span class="lago-muted">{}</span>', _("never"))
         when = date_format(timezone.localtime(obj.last_started_at), "SHORT_DATETIME_FORMAT")
-        return format_html(
-            '{} <span class="lago-muted">{} · {} seen / {} new</span>', badge(obj.last_status), when, obj.last_ads_seen, obj.last_ads_new
-        )
+        counts = _("%(seen)s seen / %(new)s new") % {"seen": obj.last_ads_seen, "new": obj.last_ads_new}
+        label = ScrapeRun.Status(obj.last_status).label if obj.last_status in ScrapeRun.Status.values else obj.last_status
+        return format_html('{} <span class="lago-muted">{} · {}</span>', badge(obj.last_status, label), when, counts)
 
     def save_model(self, request, obj, form, change):
         obj.fill_default_name(registry.get_handler(obj.source)().describe)
         super().save_model(request, obj, form, change)
 
-    @admin.display(description="subscribers", ordering="n_subscribers")
+    @admin.display(description=_("subscribers"), ordering="n_subscribers")
     def subscribers(self, obj):
         return obj.n_subscribers
 
-    @admin.action(description="Run now (enqueue a scrape)", permissions=["change"])
+    @admin.action(description=_("Run now (enqueue a scrape)"), permissions=["change"])
     def run_now(self, request, queryset):
         for keyword in queryset:
             run, skip = claim_keyword_now(keyword)
             if run is None:
-                self.message_user(request, f"“{keyword}” not started: {skip.reason} ({skip.detail}).", messages.WARNING)
+                text = _("“%(keyword)s” not started: %(reason)s (%(detail)s).") % {
+                    "keyword": keyword,
+                    "reason": skip.reason,
+                    "detail": skip.detail,
+                }
+                self.message_user(request, text, messages.WARNING)
                 continue
             transaction.on_commit(lambda run=run: enqueue_scrape(run))
-            self.message_user(request, f"“{keyword}” enqueued as scrape run {run.pk}.", messages.SUCCESS)
+            self.message_user(
+                request, _("“%(keyword)s” enqueued as scrape run %(run)s.") % {"keyword": keyword, "run": run.pk}, messages.SUCCESS
+            )

@@ -7,6 +7,7 @@ open, the admin could schedule `os.system`. Only the functions below may be sche
 
 from django import forms
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 from django_q.admin import ScheduleAdmin
 from django_q.models import Schedule
 
@@ -21,7 +22,7 @@ class LagoScheduleForm(forms.ModelForm):
     def clean_func(self):
         func = (self.cleaned_data.get("func") or "").strip()
         if func not in ALLOWED_TASKS:
-            raise forms.ValidationError(f"Only Lago's task functions can be scheduled: {', '.join(ALLOWED_TASKS)}.")
+            raise forms.ValidationError(_("Only Lago's task functions can be scheduled: %(tasks)s.") % {"tasks": ", ".join(ALLOWED_TASKS)})
         return func
 
     def clean_hook(self):

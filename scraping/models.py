@@ -5,6 +5,7 @@ from datetime import timedelta
 from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from tracker.models import Keyword
 
@@ -24,41 +25,44 @@ class ScrapeRunQuerySet(models.QuerySet):
 
 class ScrapeRun(models.Model):
     class Status(models.TextChoices):
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
-        BANNED = "banned"
-        SKIPPED = "skipped"
-        CANCELLED = "cancelled"
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+        BANNED = "banned", _("banned")
+        SKIPPED = "skipped", _("skipped")
+        CANCELLED = "cancelled", _("cancelled")
 
     class Kind(models.TextChoices):
-        SCHEDULED = "scheduled"  # a cheap cursor run
-        SWEEP = "sweep"  # a deep sweep past the cursor (scraping.claims.claim_due_sweeps)
+        SCHEDULED = "scheduled", _("scheduled")  # a cheap cursor run
+        SWEEP = "sweep", _("deep sweep")  # a deep sweep past the cursor (scraping.claims.claim_due_sweeps)
 
     FINISHED_STATUSES = [Status.DONE, Status.FAILED, Status.BANNED, Status.CANCELLED]
 
     # Keeps its own index although scraperun_keyword_idx covers it: with db_index=False,
     # Django's AlterField also drops the partial unique index one_running_run_per_keyword
     # on the same column (PostgreSQL).
-    keyword = models.ForeignKey("tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
-    source = models.CharField(max_length=32)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
-    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SCHEDULED)
-    started_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    pages_fetched = models.PositiveIntegerField(default=0)
-    ads_seen = models.PositiveIntegerField(default=0)
-    ads_new = models.PositiveIntegerField(default=0)
-    price_drops = models.PositiveIntegerField(default=0)
+    keyword = models.ForeignKey(
+        "tracker.Keyword", verbose_name=_("keyword"), null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
+    source = models.CharField(_("source"), max_length=32)
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.RUNNING)
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices, default=Kind.SCHEDULED)
+    started_at = models.DateTimeField(_("started"), default=timezone.now)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    pages_fetched = models.PositiveIntegerField(_("pages fetched"), default=0)
+    ads_seen = models.PositiveIntegerField(_("ads seen"), default=0)
+    ads_new = models.PositiveIntegerField(_("new ads"), default=0)
+    price_drops = models.PositiveIntegerField(_("price drops"), default=0)
     # A short reason slug: http_5xx, timeout, parse_error, zombie, already_running, ...
-    error = models.CharField(max_length=64, blank=True, default="")
-    detail = models.TextField(blank=True, default="")
-    counters = models.JSONField(default=dict, blank=True)
+    error = models.CharField(_("error"), max_length=64, blank=True, default="")
+    detail = models.TextField(_("detail"), blank=True, default="")
+    counters = models.JSONField(_("counters"), default=dict, blank=True)
 
     objects = ScrapeRunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-started_at"]
+        verbose_name, verbose_name_plural = _("scrape run"), _("scrape runs")
         constraints = [
             models.UniqueConstraint(
                 fields=["keyword"],

@@ -10,3 +10,9 @@ tasks with it.
 import os
 
 os.environ.setdefault("SECRET_KEY", "lago-test-only-secret-key")
+
+# The message catalogues are build output (`make` compiles them): a bare `pytest` compiles
+# the ones whose .po is newer than their .mo, so the German texts are what the tests see.
+from lib.catalogues import compile_all  # noqa: E402
+
+compile_all()

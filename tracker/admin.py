@@ -9,6 +9,8 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from lib.badges import badge
 from lib.money import euro, format_price
@@ -19,7 +21,7 @@ from tracker.charts import ad_price_points, price_chart_svg
 from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
 from tracker.relists import earlier_listings
 
-INTERVAL_MESSAGE = "The interval must be at least 1 minute."
+INTERVAL_MESSAGE = _("The interval must be at least 1 minute.")
 
 
 def subquery_count(model, **filters):
@@ -31,11 +33,11 @@ def subquery_count(model, **filters):
 class PriceChangeColumns:
     """Old and new price in the one price format (lib.money.format_price)."""
 
-    @admin.display(description="old price", ordering="old_price")
+    @admin.display(description=_("old price"), ordering="old_price")
     def old_price_shown(self, obj):
         return format_price(obj.old_price)
 
-    @admin.display(description="new price", ordering="new_price")
+    @admin.display(description=_("new price"), ordering="new_price")
     def new_price_shown(self, obj):
         return format_price(obj.new_price)
 
@@ -45,7 +47,7 @@ class PriceChangeInline(PriceChangeColumns, admin.TabularInline):
     extra = 0
     can_delete = False
     fields = readonly_fields = ["old_price_shown", "new_price_shown", "seen_at"]
-    verbose_name_plural = "price changes"
+    verbose_name_plural = _("price changes")
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -83,13 +85,13 @@ class KeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
     readonly_fields = ["cursor_published_at", "cursor_ad_id", "last_run_at", "zero_result_alert_at", "created_at", "updated_at", "activity"]
     fieldsets = [
         (None, {"fields": ["name", "query", "source", "is_active", "interval_minutes"]}),
-        ("Filters", {"fields": ["price_min", "price_max", "excluded_words"]}),
+        (_("Filters"), {"fields": ["price_min", "price_max", "excluded_words"]}),
         (
-            "Schedule and cursor",
+            _("Schedule and cursor"),
             {"fields": ["next_run_at", "last_run_at", "cursor_published_at", "cursor_ad_id", "zero_result_alert_at"]},
         ),
-        ("Activity", {"fields": ["activity"]}),
-        ("Record", {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
+        (_("Activity"), {"fields": ["activity"]}),
+        (_("Record"), {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
     ]
     actions = ["pause", "resume", "reset_cursor"]
 
@@ -104,44 +106,46 @@ class KeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
             )
         )
 
-    @admin.display(description="interval", ordering="interval_minutes")
+    @admin.display(description=_("interval"), ordering="interval_minutes")
     def interval(self, obj):
         return f"{obj.interval_minutes} min"
 
-    @admin.display(description="ads", ordering="n_ads")
+    @admin.display(description=_("ads"), ordering="n_ads")
     def ads_total(self, obj):
         return obj.n_ads
 
-    @admin.display(description="ads 24 h", ordering="n_ads_24h")
+    @admin.display(description=_("ads 24 h"), ordering="n_ads_24h")
     def ads_found_24h(self, obj):
         return obj.n_ads_24h
 
-    @admin.display(description="open alert", ordering="zero_result_alert_at")
+    @admin.display(description=_("open alert"), ordering="zero_result_alert_at")
     def alert(self, obj):
         if obj.zero_result_alert_at is None:
             return ""
-        return badge("failed", f"zero results since {date_format(timezone.localtime(obj.zero_result_alert_at), 'SHORT_DATE_FORMAT')}")
+        since = date_format(timezone.localtime(obj.zero_result_alert_at), "SHORT_DATE_FORMAT")
+        return badge("failed", _("zero results since %(date)s") % {"date": since})
 
-    @admin.action(description="Pause (stop scheduling)", permissions=["change"])
+    @admin.action(description=_("Pause (stop scheduling)"), permissions=["change"])
     def pause(self, request, queryset):
         done = queryset.pause()
-        self.message_user(request, f"{done} keyword(s) paused.")
+        self.message_user(request, ngettext("%(n)d keyword paused.", "%(n)d keywords paused.", done) % {"n": done})
 
-    @admin.action(description="Resume (due now)", permissions=["change"])
+    @admin.action(description=_("Resume (due now)"), permissions=["change"])
     def resume(self, request, queryset):
         done = queryset.resume()
-        self.message_user(request, f"{done} keyword(s) resumed.")
+        self.message_user(request, ngettext("%(n)d keyword resumed.", "%(n)d keywords resumed.", done) % {"n": done})
 
-    @admin.action(description="Reset cursor (next run pages through all results)…", permissions=["change"])
+    @admin.action(description=_("Reset cursor (next run pages through all results)…"), permissions=["change"])
     def reset_cursor(self, request, queryset):
         # Like Django's delete confirmation: the first POST shows the page, the second (with "confirm") acts.
         if request.POST.get("confirm") == "yes":
             done = queryset.reset_cursor()
-            self.message_user(request, f"Cursor reset for {done} keyword(s).", messages.SUCCESS)
+            text = ngettext("Cursor reset for %(n)d keyword.", "Cursor reset for %(n)d keywords.", done) % {"n": done}
+            self.message_user(request, text, messages.SUCCESS)
             return None
         context = {
             **self.admin_site.each_context(request),
-            "title": "Reset the cursor?",
+            "title": _("Reset the cursor?"),
             "keywords": queryset,
             "opts": self.model._meta,
             "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
@@ -170,9 +174,9 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     readonly_fields = ["price_history", "earlier_listing", "later_relists", *[f.name for f in Ad._meta.fields if f.name != "id"]]
     fieldsets = [
         (None, {"fields": ["title", "url", "price", "currency", "location", "postcode", "image_url"]}),
-        ("Price history", {"fields": ["price_history"]}),
-        ("Listing", {"fields": ["gone_at", "earlier_listing", "later_relists"]}),
-        ("Record", {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at"]}),
+        (_("Price history"), {"fields": ["price_history"]}),
+        (_("Listing"), {"fields": ["gone_at", "earlier_listing", "later_relists"]}),
+        (_("Record"), {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at"]}),
     ]
     inlines = [PriceChangeInline]
 
@@ -198,16 +202,17 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
             return ""
         return format_html('<img src="{}" class="lago-thumb" alt="" loading="lazy" referrerpolicy="no-referrer">', obj.image_url)
 
-    @admin.display(description="title", ordering="title")
+    @admin.display(description=_("title"), ordering="title")
     def title_link(self, obj):
         return format_html(
-            '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a> <a href="{}" class="lago-muted">details</a>',
+            '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a> <a href="{}" class="lago-muted">{}</a>',
             obj.url,
             obj.title,
             f"{obj.pk}/change/",
+            _("details"),
         )
 
-    @admin.display(description="price", ordering="price")
+    @admin.display(description=_("price"), ordering="price")
     def price_change(self, obj):
         if obj.price is None:
             return format_html('<span class="lago-muted">{}</span>', format_price(None))
@@ -217,18 +222,19 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
         css, sign = ("lago-down", "−") if delta < 0 else ("lago-up", "+")
         return format_html('{} <span class="{}">{}{}</span>', format_price(obj.price), css, sign, euro(abs(delta)))
 
-    @admin.display(description="keywords")
+    @admin.display(description=_("keywords"))
     def keyword_names(self, obj):
         return ", ".join(k.display_name for k in obj.keywords.all())
 
-    @admin.display(description="chart")
+    @admin.display(description=_("chart"))
     def price_history(self, obj):
         if obj.pk is None:
             return ""
         # A relist's chart starts with the listings it relists (tracker.relists).
         now = timezone.now()
         points = [p for ad in [*earlier_listings(obj), obj] for p in ad_price_points(ad, list(ad.price_changes.all()), now)]
-        return mark_safe(price_chart_svg(points, title=f"Price history of {obj.title}"))  # noqa: S308 (every text in it is escaped)
+        title = _("Price history of %(title)s") % {"title": obj.title}
+        return mark_safe(price_chart_svg(points, title=title))  # noqa: S308 (every text in it is escaped)
 
 
 @admin.register(PriceChange)

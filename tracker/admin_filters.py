@@ -6,16 +6,17 @@ from decimal import Decimal
 from django.contrib import admin
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from tracker.models import PriceChange
 
 
 class AlertFilter(admin.SimpleListFilter):
-    title = "open alert"
+    title = _("open alert")
     parameter_name = "alert"
 
     def lookups(self, request, model_admin):
-        return [("yes", "zero-result alert open"), ("no", "no alert")]
+        return [("yes", _("zero-result alert open")), ("no", _("no alert"))]
 
     def queryset(self, request, queryset):
         if self.value() in ("yes", "no"):
@@ -24,11 +25,11 @@ class AlertFilter(admin.SimpleListFilter):
 
 
 class GoneFilter(admin.SimpleListFilter):
-    title = "listing"
+    title = _("listing")
     parameter_name = "gone"
 
     def lookups(self, request, model_admin):
-        return [("yes", "gone (sold or removed)"), ("no", "still listed")]
+        return [("yes", _("gone (sold or removed)")), ("no", _("still listed"))]
 
     def queryset(self, request, queryset):
         if self.value() in ("yes", "no"):
@@ -38,24 +39,24 @@ class GoneFilter(admin.SimpleListFilter):
 
 # (slug, label, lower bound inclusive, upper bound exclusive); None = open end.
 PRICE_BUCKETS = [
-    ("lt100", "under € 100", None, Decimal(100)),
+    ("lt100", _("under € 100"), None, Decimal(100)),
     ("100-500", "€ 100 – 500", Decimal(100), Decimal(500)),
     ("500-1000", "€ 500 – 1.000", Decimal(500), Decimal(1000)),
-    ("gte1000", "€ 1.000 and more", Decimal(1000), None),
+    ("gte1000", _("€ 1.000 and more"), Decimal(1000), None),
 ]
 
 
 class PriceRangeFilter(admin.SimpleListFilter):
-    title = "price"
+    title = _("price")
     parameter_name = "price"
 
     def lookups(self, request, model_admin):
-        return [(slug, label) for slug, label, _, _ in PRICE_BUCKETS] + [("none", "on request")]
+        return [(slug, label) for slug, label, _lo, _hi in PRICE_BUCKETS] + [("none", _("on request"))]
 
     def queryset(self, request, queryset):
         if self.value() == "none":
             return queryset.filter(price__isnull=True)
-        for slug, _, lo, hi in PRICE_BUCKETS:
+        for slug, _label, lo, hi in PRICE_BUCKETS:
             if self.value() == slug:
                 if lo is not None:
                     queryset = queryset.filter(price__gte=lo)
@@ -70,11 +71,11 @@ def start_of_today():
 
 
 class NewTodayFilter(admin.SimpleListFilter):
-    title = "first seen"
+    title = _("first seen")
     parameter_name = "new"
 
     def lookups(self, request, model_admin):
-        return [("today", "today")]
+        return [("today", _("today"))]
 
     def queryset(self, request, queryset):
         if self.value() == "today":
@@ -84,11 +85,11 @@ class NewTodayFilter(admin.SimpleListFilter):
 
 
 class DroppedInPriceFilter(admin.SimpleListFilter):
-    title = "price dropped"
+    title = _("price dropped")
     parameter_name = "dropped"
 
     def lookups(self, request, model_admin):
-        return [("yes", "dropped at least once")]
+        return [("yes", _("dropped at least once"))]
 
     def queryset(self, request, queryset):
         if self.value() == "yes":

@@ -8,6 +8,7 @@ price holds until the next change.
 from html import escape
 
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from lib.money import PRICE_ON_REQUEST, euro, format_price
 
@@ -81,7 +82,7 @@ def price_chart_svg(points, title="Price history"):
     )
     prices = [p for _, p in points if p is not None]
     if not prices:
-        return head + _text(WIDTH / 2, HEIGHT / 2, PRICE_ON_REQUEST if points else "no price history", "middle") + "</svg>"
+        return head + _text(WIDTH / 2, HEIGHT / 2, str(PRICE_ON_REQUEST) if points else gettext("no price history"), "middle") + "</svg>"
     lo, hi = min(prices), max(prices)
     start, end = points[0][0], points[-1][0]
     x = _scale(start.timestamp(), end.timestamp(), LEFT + 10, WIDTH - RIGHT - 10)
@@ -91,7 +92,8 @@ def price_chart_svg(points, title="Price history"):
     parts += [f'<path d="{_path(seg)}" class="line"/>' for seg in _segments(points, tx, y) if len(seg) > 1]
     for moment, price in points:
         if price is None:
-            parts.append(f'<circle cx="{tx(moment):.1f}" cy="{HEIGHT - BOTTOM:.1f}" r="4" class="gap"><title>on request</title></circle>')
+            gap = escape(str(PRICE_ON_REQUEST))
+            parts.append(f'<circle cx="{tx(moment):.1f}" cy="{HEIGHT - BOTTOM:.1f}" r="4" class="gap"><title>{gap}</title></circle>')
         else:
             tip = f"{local_date(moment)}: {format_price(price)}"
             parts.append(f'<circle cx="{tx(moment):.1f}" cy="{y(price):.1f}" r="4" class="dot"><title>{escape(tip)}</title></circle>')

@@ -2,16 +2,18 @@
 
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class Heartbeat(models.Model):
     """The last time a long-running process (scheduler, bot) showed life."""
 
-    name = models.CharField(max_length=32, primary_key=True)
-    last_seen_at = models.DateTimeField(default=timezone.now)
-    detail = models.CharField(max_length=200, blank=True, default="")
+    name = models.CharField(_("name"), max_length=32, primary_key=True)
+    last_seen_at = models.DateTimeField(_("last seen"), default=timezone.now)
+    detail = models.CharField(_("detail"), max_length=200, blank=True, default="")
 
     class Meta:
+        verbose_name, verbose_name_plural = _("heartbeat"), _("heartbeats")
         # Moved here from scraping (the bot and the tick both beat); the table keeps its name.
         db_table = "scraping_heartbeat"
 

@@ -8,6 +8,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from lib.money import format_price
 
@@ -30,10 +31,7 @@ class KeywordQuerySet(models.QuerySet):
         return self.active().filter(next_sweep_at__lte=now or timezone.now())
 
     def schedule_sweeps(self, now=None):
-        """Gives keywords without a sweep time one, spread over SCRAPE_SWEEP_HOURS by their pk.
-
-        300 keywords created together get 300 different sweep times, not one herd.
-        """
+        """Gives keywords without a sweep time one, spread over SCRAPE_SWEEP_HOURS by their pk (no herd)."""
         now = now or timezone.now()
         scheduled = 0
         for pk in self.filter(next_sweep_at__isnull=True).values_list("pk", flat=True):
@@ -76,47 +74,51 @@ class KeywordQuerySet(models.QuerySet):
 
 
 class Keyword(models.Model):
-    name = models.CharField(max_length=100, blank=True, default="", help_text="Empty: made from the query and price bounds.")
-    query = models.CharField(max_length=1000, help_text="Plain search words, or a search URL pasted from the marketplace.")
+    name = models.CharField(_("name"), max_length=100, blank=True, default="", help_text=_("Empty: made from the query and price bounds."))
+    query = models.CharField(_("search"), max_length=1000, help_text=_("Plain search words, or a search URL pasted from the marketplace."))
     # A slug of scraping's source registry; the keyword form offers and validates the choices.
-    source = models.CharField(max_length=32, default="willhaben")
-    price_min = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    price_max = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    source = models.CharField(_("source"), max_length=32, default="willhaben")
+    price_min = models.DecimalField(_("minimum price"), max_digits=12, decimal_places=2, null=True, blank=True)
+    price_max = models.DecimalField(_("maximum price"), max_digits=12, decimal_places=2, null=True, blank=True)
     excluded_words = models.TextField(
-        blank=True, default="", help_text="Ads whose title contains any of these words are ignored. One per line or comma-separated."
+        _("excluded words"),
+        blank=True,
+        default="",
+        help_text=_("Ads whose title contains any of these words are ignored. One per line or comma-separated."),
     )
     interval_minutes = models.PositiveIntegerField(
-        default=5, validators=[MinValueValidator(1)], help_text="Minutes between scrapes (at least 1)."
+        _("interval (minutes)"), default=5, validators=[MinValueValidator(1)], help_text=_("Minutes between scrapes (at least 1).")
     )
-    is_active = models.BooleanField(default=True)
+    is_active = models.BooleanField(_("active"), default=True)
     # The cursor: the newest (published_at, external id) a committed run has
     # seen. Paging stops when it reaches it.
-    cursor_published_at = models.DateTimeField(null=True, blank=True)
-    cursor_ad_id = models.CharField(max_length=64, blank=True, default="")
-    next_run_at = models.DateTimeField(default=timezone.now)
+    cursor_published_at = models.DateTimeField(_("cursor: published"), null=True, blank=True)
+    cursor_ad_id = models.CharField(_("cursor: ad id"), max_length=64, blank=True, default="")
+    next_run_at = models.DateTimeField(_("next run"), default=timezone.now)
     # The next deep sweep (scraping.claims); NULL until the tick spreads it (schedule_sweeps).
-    next_sweep_at = models.DateTimeField(null=True, blank=True)
-    last_run_at = models.DateTimeField(null=True, blank=True)
+    next_sweep_at = models.DateTimeField(_("next deep sweep"), null=True, blank=True)
+    last_run_at = models.DateTimeField(_("last run"), null=True, blank=True)
     # Set while the zero-result monitor has an open alert for this keyword.
-    zero_result_alert_at = models.DateTimeField(null=True, blank=True)
+    zero_result_alert_at = models.DateTimeField(_("zero-result alert since"), null=True, blank=True)
     # The scraping verdict, kept up to date by ScrapeRun.close() when a run finishes
     # (skips do not touch it), so /health reads it without scanning run history.
-    consecutive_failures = models.PositiveIntegerField(default=0)
-    last_finished_status = models.CharField(max_length=16, blank=True, default="")
-    last_error = models.CharField(max_length=64, blank=True, default="")
-    last_error_detail = models.TextField(blank=True, default="")
-    last_success_at = models.DateTimeField(null=True, blank=True)
+    consecutive_failures = models.PositiveIntegerField(_("consecutive failures"), default=0)
+    last_finished_status = models.CharField(_("last run status"), max_length=16, blank=True, default="")
+    last_error = models.CharField(_("last error"), max_length=64, blank=True, default="")
+    last_error_detail = models.TextField(_("last error detail"), blank=True, default="")
+    last_success_at = models.DateTimeField(_("last success"), null=True, blank=True)
     # Set while the failure monitor has told admins this keyword is failing.
-    failing_alert_at = models.DateTimeField(null=True, blank=True)
+    failing_alert_at = models.DateTimeField(_("failing alert since"), null=True, blank=True)
     # The Telegram chat that proposed it with /add (the per-chat /add limit counts these).
-    proposed_by_chat_id = models.BigIntegerField(null=True, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    proposed_by_chat_id = models.BigIntegerField(_("proposed by chat"), null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     objects = KeywordQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]
+        verbose_name, verbose_name_plural = _("keyword"), _("keywords")
         indexes = [
             # Keyword.objects.due(): the tick's claim query.
             models.Index(fields=["is_active", "next_run_at"], name="keyword_due_idx"),
@@ -165,7 +167,7 @@ class Keyword(models.Model):
     def clean(self):
         errors = {}
         if self.price_min is not None and self.price_max is not None and self.price_min > self.price_max:
-            errors["price_max"] = "The maximum price must not be below the minimum price."
+            errors["price_max"] = _("The maximum price must not be below the minimum price.")
         if errors:
             raise ValidationError(errors)
 
@@ -189,31 +191,34 @@ class AdQuerySet(RelistQuerySet, models.QuerySet):
 
 
 class Ad(models.Model):
-    source = models.CharField(max_length=32)
-    external_id = models.CharField(max_length=64)
-    title = models.CharField(max_length=500)
+    source = models.CharField(_("source"), max_length=32)
+    external_id = models.CharField(_("external id"), max_length=64)
+    title = models.CharField(_("title"), max_length=500)
     # NULL means "price on request".
-    price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    currency = models.CharField(max_length=3, default="EUR")
-    url = models.URLField(max_length=1000)
-    location = models.CharField(max_length=200, blank=True, default="")
-    postcode = models.CharField(max_length=16, blank=True, default="")
-    image_url = models.URLField(max_length=1000, blank=True, default="")
-    published_at = models.DateTimeField(null=True, blank=True)
-    first_seen_at = models.DateTimeField(default=timezone.now)
-    last_seen_at = models.DateTimeField(default=timezone.now)
+    price = models.DecimalField(_("price"), max_digits=12, decimal_places=2, null=True, blank=True)
+    currency = models.CharField(_("currency"), max_length=3, default="EUR")
+    url = models.URLField(_("URL"), max_length=1000)
+    location = models.CharField(_("location"), max_length=200, blank=True, default="")
+    postcode = models.CharField(_("postcode"), max_length=16, blank=True, default="")
+    image_url = models.URLField(_("image URL"), max_length=1000, blank=True, default="")
+    published_at = models.DateTimeField(_("published"), null=True, blank=True)
+    first_seen_at = models.DateTimeField(_("first seen"), default=timezone.now)
+    last_seen_at = models.DateTimeField(_("last seen"), default=timezone.now)
     # Set when a complete deep sweep no longer found the ad (sold or removed); cleared when it reappears.
-    gone_at = models.DateTimeField(null=True, blank=True)
-    # The title as relists compare it (tracker.relists.title_key); kept in step with title.
+    gone_at = models.DateTimeField(_("gone since"), null=True, blank=True)
+    # Relists (tracker.relists): the title as they compare it, kept in step with title, and the gone ad
+    # this one relists, whose price history comes before this one's.
     title_key = models.CharField(max_length=TITLE_KEY_LENGTH, blank=True, default="", editable=False)
-    # The gone ad this one relists (scraping.relists): its price history comes before this one's.
-    relist_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="relists")
-    keywords = models.ManyToManyField(Keyword, through="KeywordAd", related_name="ads", blank=True)
+    relist_of = models.ForeignKey(
+        "self", verbose_name=_("relist of"), null=True, blank=True, on_delete=models.SET_NULL, related_name="relists"
+    )
+    keywords = models.ManyToManyField(Keyword, verbose_name=_("keywords"), through="KeywordAd", related_name="ads", blank=True)
 
     objects = AdQuerySet.as_manager()
 
     class Meta:
         ordering = ["-first_seen_at"]
+        verbose_name, verbose_name_plural = _("ad"), _("ads")
         constraints = [
             # Ingest upserts on this key.
             models.UniqueConstraint(fields=["source", "external_id"], name="ad_unique_per_source"),
@@ -237,16 +242,17 @@ class KeywordAd(models.Model):
     """Which keyword found which ad, and when it first did."""
 
     # No index of its own: keywordad_unique (keyword, ad) serves lookups by keyword.
-    keyword = models.ForeignKey(Keyword, on_delete=models.CASCADE, related_name="matches", db_index=False)
-    ad = models.ForeignKey(Ad, on_delete=models.CASCADE, related_name="matches")
-    found_at = models.DateTimeField(default=timezone.now)
+    keyword = models.ForeignKey(Keyword, verbose_name=_("keyword"), on_delete=models.CASCADE, related_name="matches", db_index=False)
+    ad = models.ForeignKey(Ad, verbose_name=_("ad"), on_delete=models.CASCADE, related_name="matches")
+    found_at = models.DateTimeField(_("found"), default=timezone.now)
     # The price this keyword last saw. A drop is judged against it, not against
     # Ad.price, which another keyword's run may already have moved.
-    price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    price = models.DecimalField(_("price"), max_digits=12, decimal_places=2, null=True, blank=True)
 
     objects = KeywordAdQuerySet.as_manager()
 
     class Meta:
+        verbose_name, verbose_name_plural = _("keyword match"), _("keyword matches")
         constraints = [
             models.UniqueConstraint(fields=["keyword", "ad"], name="keywordad_unique"),
         ]
@@ -267,15 +273,16 @@ class PriceChangeQuerySet(DropsPerDayQuerySet, models.QuerySet):
 
 class PriceChange(models.Model):
     # No index of its own: pricechange_ad_idx (ad, seen_at) serves lookups by ad.
-    ad = models.ForeignKey(Ad, on_delete=models.CASCADE, related_name="price_changes", db_index=False)
-    old_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    new_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    seen_at = models.DateTimeField(default=timezone.now)
+    ad = models.ForeignKey(Ad, verbose_name=_("ad"), on_delete=models.CASCADE, related_name="price_changes", db_index=False)
+    old_price = models.DecimalField(_("old price"), max_digits=12, decimal_places=2, null=True, blank=True)
+    new_price = models.DecimalField(_("new price"), max_digits=12, decimal_places=2, null=True, blank=True)
+    seen_at = models.DateTimeField(_("seen"), default=timezone.now)
 
     objects = PriceChangeQuerySet.as_manager()
 
     class Meta:
         ordering = ["-seen_at"]
+        verbose_name, verbose_name_plural = _("price change"), _("price changes")
         indexes = [
             # An ad's price history, oldest first, for the chart.
             models.Index(fields=["ad", "seen_at"], name="pricechange_ad_idx"),

@@ -122,6 +122,9 @@ AUTH_PASSWORD_VALIDATORS = [
 # The admin's language and formats: Austrian German by default ("en-us" for English).
 LANGUAGE_CODE = env.str("LANGUAGE_CODE", default="de-at")
 USE_I18N = True
+# locale/de: the German texts of the bot, the notifications and the admin (de-at falls back to de).
+# Compiled by `make` (python -m lib.catalogues); a chat's own language: TelegramChat.language.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 # Dates as 03.12.2026 09:24 (tracker/formats/de): Django's German long format spells out the month.
 FORMAT_MODULE_PATH = ["tracker.formats"]
 USE_TZ = True

@@ -14,6 +14,9 @@ import time
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from telegram import BotCommand, BotCommandScopeChat, BotCommandScopeDefault, Update
 from telegram.error import TelegramError
 from telegram.ext import (
@@ -40,19 +43,20 @@ HEARTBEAT = "bot"
 # Beat at most this often; a long poll returns at least every TELEGRAM_POLL_TIMEOUT_S.
 HEARTBEAT_EVERY_S = 10.0
 
+# Translated when the menu is set (menu()): the default one in LANGUAGE_CODE, one for English users.
 MENU = [
-    ("keywords", "Keywords you can follow"),
-    ("status", "Your subscriptions and recent messages"),
-    ("subscribe", "Follow a keyword: /subscribe <id>"),
-    ("unsubscribe", "Stop following: /unsubscribe <id>"),
-    ("mute", "Pause messages: /mute [2h|1d]"),
-    ("unmute", "Messages on again"),
-    ("quiet", "Quiet hours: /quiet 22-7 or /quiet off"),
-    ("stop", "Stop all messages"),
-    ("start", "Register or resume"),
-    ("help", "All commands"),
+    ("keywords", gettext_noop("Keywords you can follow")),
+    ("status", gettext_noop("Your subscriptions and recent messages")),
+    ("subscribe", gettext_noop("Follow a keyword: /subscribe <id>")),
+    ("unsubscribe", gettext_noop("Stop following: /unsubscribe <id>")),
+    ("mute", gettext_noop("Pause messages: /mute [2h|1d]")),
+    ("unmute", gettext_noop("Messages on again")),
+    ("quiet", gettext_noop("Quiet hours: /quiet 22-7 or /quiet off")),
+    ("stop", gettext_noop("Stop all messages")),
+    ("start", gettext_noop("Register or resume")),
+    ("help", gettext_noop("All commands")),
 ]
-ADD_MENU = [("add", "Propose a keyword: /add <words>")]
+ADD_MENU = [("add", gettext_noop("Propose a keyword: /add <words>"))]
 
 
 def _fresh(func):
@@ -146,15 +150,17 @@ def add_handlers(app: Application):
 
 
 def menu(admin=False):
-    admin_menu = [(c.name, c.description[:1].upper() + c.description[1:]) for c in admin_commands.all_commands()]
-    entries = MENU + (ADD_MENU if settings.TELEGRAM_USERS_MAY_ADD_KEYWORDS else []) + (admin_menu if admin else [])
-    return [BotCommand(name, description) for name, description in entries]
+    admin_menu = [(c.name, _(c.description)) for c in admin_commands.all_commands()]
+    entries = [(n, _(d)) for n, d in MENU + (ADD_MENU if settings.TELEGRAM_USERS_MAY_ADD_KEYWORDS else [])] + (admin_menu if admin else [])
+    return [BotCommand(name, description[:1].upper() + description[1:]) for name, description in entries]
 
 
 async def startup(app: Application):
     """post_init: polling needs no webhook; the menus show the commands (admins see theirs)."""
     await app.bot.delete_webhook()
     await app.bot.set_my_commands(menu(), scope=BotCommandScopeDefault())
+    with translation.override("en"):
+        await app.bot.set_my_commands(menu(), scope=BotCommandScopeDefault(), language_code="en")
     admin_ids = await app.bot_data["db"](_seed_admins)
     for chat_id in admin_ids:
         try:

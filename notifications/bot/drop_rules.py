@@ -33,15 +33,17 @@ def split_rule(args):
 def _value(rule, raw):
     text = raw.strip().rstrip("%").replace("€", "").replace(",", ".").strip()
     if rule == Subscription.DropRule.PERCENT and not raw.strip().endswith("%"):
-        raise RuleError(f"“{raw}” is not a percentage: send e.g. /subscribe 12 drop 10%.")
+        raise RuleError(_("“%(value)s” is not a percentage: send e.g. /subscribe 12 drop 10%%.") % {"value": raw})
     try:
         value = Decimal(text)
     except InvalidOperation:
-        raise RuleError(f"“{raw}” is not a number: send e.g. /subscribe 12 below 500 or /subscribe 12 drop 10%.") from None
+        raise RuleError(
+            _("“%(value)s” is not a number: send e.g. /subscribe 12 below 500 or /subscribe 12 drop 10%%.") % {"value": raw}
+        ) from None
     if not value.is_finite() or value <= 0 or value > VALUE_MAX:
-        raise RuleError(f"“{raw}” must be a positive number.")
+        raise RuleError(_("“%(value)s” must be a positive number.") % {"value": raw})
     if rule == Subscription.DropRule.PERCENT and value >= 100:
-        raise RuleError("A drop of 100 % or more never happens: choose a smaller percentage.")
+        raise RuleError(_("A drop of 100 % or more never happens: choose a smaller percentage."))
     return value.quantize(Decimal("0.01"))
 
 

@@ -3,10 +3,13 @@
 import re
 from datetime import timedelta
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 PART = re.compile(r"(\d+)([mhdw])")
 MAX = timedelta(days=365)
-HINT = "Use a number and a unit: 30m, 2h, 1d, 1w (or 1h30m)."
+HINT = gettext_noop("Use a number and a unit: 30m, 2h, 1d, 1w (or 1h30m).")
 
 
 class DurationError(ValueError):
@@ -16,14 +19,14 @@ class DurationError(ValueError):
 def parse_duration(text: str) -> timedelta:
     value = text.strip().lower().replace(" ", "")
     if not value:
-        raise DurationError(f"No duration given. {HINT}")
+        raise DurationError(_("No duration given.") + " " + _(HINT))
     if PART.sub("", value) or not PART.search(value):
-        raise DurationError(f"Cannot read “{text.strip()}” as a duration. {HINT}")
+        raise DurationError(_("Cannot read “%(text)s” as a duration.") % {"text": text.strip()} + " " + _(HINT))
     seconds = sum(int(n) * UNITS[unit] for n, unit in PART.findall(value))
     if seconds <= 0:
-        raise DurationError(f"A duration must be longer than zero. {HINT}")
+        raise DurationError(_("A duration must be longer than zero.") + " " + _(HINT))
     if seconds > MAX.total_seconds():
-        raise DurationError("That is longer than a year. Use /mute without a duration to mute until /unmute.")
+        raise DurationError(_("That is longer than a year. Use /mute without a duration to mute until /unmute."))
     return timedelta(seconds=seconds)
 
 
@@ -35,4 +38,4 @@ def describe(delta: timedelta) -> str:
         n, seconds = divmod(seconds, size)
         if n:
             parts.append(f"{n}{unit}")
-    return " ".join(parts) or "less than a minute"
+    return " ".join(parts) or _("less than a minute")

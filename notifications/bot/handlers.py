@@ -7,6 +7,8 @@ one worker thread with its own connection; tests: the test's own thread).
 
 import logging
 
+from django.utils import translation
+from django.utils.translation import gettext as _
 from telegram import LinkPreviewOptions, MessageEntity, Update
 from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
@@ -14,9 +16,10 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from lib.log_filters import redact
 from notifications.bot import access, services
-from notifications.bot.replies import ChatRef, Reply
+from notifications.bot.replies import ChatRef, Reply, localized
 from notifications.messages import esc
 from notifications.models import TelegramChat
+from notifications.models.chats import chat_language
 
 logger = logging.getLogger(__name__)
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -31,7 +34,18 @@ async def run_db(context: ContextTypes.DEFAULT_TYPE, func, *args):
 
 def chat_ref(update: Update) -> ChatRef:
     chat = update.effective_chat
-    return ChatRef(chat.id, chat.title or chat.full_name or "", chat.username or "", chat.type == ChatType.PRIVATE)
+    private = chat.type == ChatType.PRIVATE
+    return ChatRef(chat.id, chat.title or chat.full_name or "", chat.username or "", private, _language_code(update))
+
+
+def _language_code(update):
+    user = update.effective_user if isinstance(update, Update) else None
+    return (user.language_code or "") if user is not None else ""
+
+
+def update_language(update):
+    """The language of replies sent without a database call (errors, unknown commands)."""
+    return chat_language(_language_code(update))
 
 
 def command_name(message) -> str | None:
@@ -74,7 +88,7 @@ async def gate(update: Update, context: ContextTypes.DEFAULT_TYPE):
     query = update.callback_query
     checked = "approve" if query and (query.data or "").startswith("approve:") else command
     try:
-        denied = await run_db(context, access.access, chat_ref(update), checked)
+        denied = await run_db(context, localized(access.access), chat_ref(update), checked)
     except Exception as exc:  # noqa: BLE001 - logged with the update; the chat is told
         # Fail closed: PTB would go on to the next handler group, i.e. past this gate.
         await report_error(update, context, exc)
@@ -96,7 +110,7 @@ def _plain(html_text):
 
 
 async def start(update: Update, context: ContextTypes.DEFAULT_TYPE):
-    reply = await run_db(context, access.start, chat_ref(update), context.args)
+    reply = await run_db(context, localized(access.start), chat_ref(update), context.args)
     await update.effective_message.reply_html(reply.text, reply_markup=reply.keyboard)
     for chat_id, other in reply.others:
         try:
@@ -109,7 +123,7 @@ def command(service):
     """A handler that runs `service(chat, args)` and replies with its result."""
 
     async def handle(update: Update, context: ContextTypes.DEFAULT_TYPE):
-        reply = await run_db(context, service, chat_ref(update), context.args or [])
+        reply = await run_db(context, localized(service), chat_ref(update), context.args or [])
         await update.effective_message.reply_html(reply.text, reply_markup=reply.keyboard, link_preview_options=NO_PREVIEW)
 
     handle.__name__ = f"command_{service.__name__}"
@@ -118,16 +132,20 @@ def command(service):
 
 async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE):
     name = command_name(update.effective_message) or "?"
-    await update.effective_message.reply_html(f"Unknown command /{esc(name[:40])}. Try /help.")
+    with translation.override(update_language(update)):
+        text = _("Unknown command /%(name)s. Try /help.") % {"name": esc(name[:40])}
+    await update.effective_message.reply_html(text)
 
 
 async def not_a_command(update: Update, context: ContextTypes.DEFAULT_TYPE):
-    await update.message.reply_html("I only understand commands. Try /help or /keywords.")
+    with translation.override(update_language(update)):
+        text = _("I only understand commands. Try /help or /keywords.")
+    await update.message.reply_html(text)
 
 
 async def button(update: Update, context: ContextTypes.DEFAULT_TYPE):
     query = update.callback_query
-    result = await run_db(context, services.callback, chat_ref(update), query.data)
+    result = await run_db(context, localized(services.callback), chat_ref(update), query.data)
     await query.answer(result.toast[:200], show_alert=result.alert)
     if query.message is None:
         return
@@ -176,7 +194,9 @@ async def report_error(update, context, error):
     logger.error("bot: handling %s failed: %s", _describe(update), redact(repr(error)), exc_info=error)
     if isinstance(update, Update) and update.effective_chat is not None and not update.my_chat_member:
         try:
-            await context.bot.send_message(update.effective_chat.id, "⚠️ Something went wrong on our side. Please try again in a minute.")
+            with translation.override(update_language(update)):
+                text = "⚠️ " + _("Something went wrong on our side. Please try again in a minute.")
+            await context.bot.send_message(update.effective_chat.id, text)
         except TelegramError as exc:
             logger.warning("bot: could not tell chat %s about the error: %s", update.effective_chat.id, redact(str(exc)))
 

@@ -2,10 +2,11 @@
 
 from dataclasses import dataclass, field
 
-from django.utils import timezone
+from django.utils import timezone, translation
 from telegram import InlineKeyboardMarkup
 
 from notifications.models import TelegramChat
+from notifications.models.chats import chat_language
 
 
 @dataclass(frozen=True)
@@ -16,6 +17,8 @@ class ChatRef:
     title: str = ""
     username: str = ""
     private: bool = True
+    # Telegram's language_code of the sender ("de", "en-GB"; "" when Telegram sends none).
+    language: str = ""
 
 
 @dataclass
@@ -43,3 +46,17 @@ def chat_of(ref):
 
 def when(moment):
     return f"{timezone.localtime(moment):%d.%m.%Y %H:%M}"
+
+
+def localized(service):
+    """`service(ref, *args)` run in the chat's language: the stored one, which follows the
+    sender's language_code (TelegramChat.follow_language); unknown chats get that code's language."""
+
+    def run(ref, *args):
+        chat = chat_of(ref)
+        language = chat.follow_language(ref.language) if chat is not None else chat_language(ref.language)
+        with translation.override(language):
+            return service(ref, *args)
+
+    run.__name__ = getattr(service, "__name__", "service")
+    return run

@@ -12,7 +12,9 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from notifications.alerts import enqueue_admin_alert
 from notifications.bot import drop_rules, keyboards, quiet
@@ -41,13 +43,13 @@ def keywords(ref: ChatRef, args=()) -> Reply:
     chat = chat_of(ref)
     active = list(Keyword.objects.filter(is_active=True).order_by("id")[: KEYWORDS_SHOWN + 1])
     if not active:
-        return Reply("There are no active keywords yet. An admin adds them; try again later.")
+        return Reply(_("There are no active keywords yet. An admin adds them; try again later."))
     subscribed = set(chat.subscriptions.values_list("keyword_id", flat=True))
     shown = active[:KEYWORDS_SHOWN]
-    lines = ["<b>Keywords</b> (tap to subscribe or unsubscribe)"]
+    lines = ["<b>" + _("Keywords") + "</b> " + _("(tap to subscribe or unsubscribe)")]
     lines += [f"{'✅' if k.pk in subscribed else '▫️'} #{k.pk} {esc(k.display_name)}" for k in shown]
     if len(active) > KEYWORDS_SHOWN:
-        lines.append(f"… and more: use /subscribe &lt;id&gt; for keywords not listed (ids above #{shown[-1].pk}).")
+        lines.append("… " + _("and more: use /subscribe &lt;id&gt; for keywords not listed (ids above #%(id)s).") % {"id": shown[-1].pk})
     return Reply("\n".join(lines), keyboards.keywords_keyboard(shown, subscribed))
 
 
@@ -58,7 +60,9 @@ def _keyword_arg(args, command, active_only=True, chat=None):
     nobody learns the names of keywords they cannot see in /keywords.
     """
     if not args:
-        return None, Reply(f"Which keyword? Send /{command} &lt;id&gt;, e.g. /{command} 12. /keywords lists the ids.")
+        return None, Reply(
+            _("Which keyword? Send /%(command)s &lt;id&gt;, e.g. /%(command)s 12. /keywords lists the ids.") % {"command": command}
+        )
     raw = args[0].lstrip("#")
     # ASCII digits only: "²".isdigit() is True, but int("²") fails.
     if len(args) > 1 or not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
@@ -67,7 +71,7 @@ def _keyword_arg(args, command, active_only=True, chat=None):
     if keyword is not None and not keyword.is_active and (active_only or not _follows(chat, keyword)):
         keyword = None
     if keyword is None:
-        return None, Reply(f"There is no active keyword #{int(raw)}. /keywords lists the ones you can follow.")
+        return None, Reply(_("There is no active keyword #%(id)s. /keywords lists the ones you can follow.") % {"id": int(raw)})
     return keyword, None
 
 
@@ -83,8 +87,14 @@ def _keyword_by_name(text, command, active_only, chat):
     if len(found) == 1:
         return found[0], None
     if found:
-        return None, Reply(f"Several keywords are called “{esc(text)}”: send /{command} &lt;id&gt;. /keywords lists the ids.")
-    return None, Reply(f"There is no active keyword “{esc(text)}”. Send /{command} &lt;id&gt;; /keywords lists them.")
+        return None, Reply(
+            _("Several keywords are called “%(name)s”: send /%(command)s &lt;id&gt;. /keywords lists the ids.")
+            % {"name": esc(text), "command": command}
+        )
+    return None, Reply(
+        _("There is no active keyword “%(name)s”. Send /%(command)s &lt;id&gt;; /keywords lists them.")
+        % {"name": esc(text), "command": command}
+    )
 
 
 def subscribe(ref: ChatRef, args=()) -> Reply:
@@ -101,33 +111,37 @@ def subscribe(ref: ChatRef, args=()) -> Reply:
     if rule is not None:
         sub = chat.subscriptions.get(keyword=keyword)
         drop_rules.apply_rule(sub, rule)
-        verb = "Subscribed to" if created else "Updated"
-        return Reply(f"✅ {verb} {name}: new ads, and price drops: {esc(sub.describe_rule())}.")
+        values = {"name": name, "rule": esc(sub.describe_rule())}
+        if created:
+            return Reply("✅ " + _("Subscribed to %(name)s: new ads, and price drops: %(rule)s.") % values)
+        return Reply("✅ " + _("Updated %(name)s: new ads, and price drops: %(rule)s.") % values)
     if not created:
-        return Reply(f"You follow {name} already. /status shows all your subscriptions.")
-    return Reply(f"✅ Subscribed to {name}. New ads and price drops will come here.")
+        return Reply(_("You follow %(name)s already. /status shows all your subscriptions.") % {"name": name})
+    return Reply("✅ " + _("Subscribed to %(name)s. New ads and price drops will come here.") % {"name": name})
 
 
 def unsubscribe(ref: ChatRef, args=()) -> Reply:
     keyword, error = _keyword_arg(args, "unsubscribe", active_only=False, chat=chat_of(ref))
     if error:
         return error
+    name = f"#{keyword.pk} {esc(keyword.display_name)}"
     if not chat_of(ref).unsubscribe(keyword):
-        return Reply(f"You do not follow #{keyword.pk} {esc(keyword.display_name)}. /status shows your subscriptions.")
-    return Reply(f"Unsubscribed from #{keyword.pk} {esc(keyword.display_name)}. /keywords to follow others.")
+        return Reply(_("You do not follow %(name)s. /status shows your subscriptions.") % {"name": name})
+    return Reply(_("Unsubscribed from %(name)s. /keywords to follow others.") % {"name": name})
 
 
 def mute(ref: ChatRef, args=()) -> Reply:
     chat = chat_of(ref)
     if not args:
         chat.mute(MUTED_FOREVER)
-        return Reply("🔕 Muted until you send /unmute. Messages wait and are not lost.")
+        return Reply("🔕 " + _("Muted until you send /unmute. Messages wait and are not lost."))
     try:
         delta = parse_duration(" ".join(args))
     except DurationError as exc:
         return Reply(esc(str(exc)))
     chat.mute(timezone.now() + delta)
-    return Reply(f"🔕 Muted for {describe(delta)} (until {when(chat.muted_until)}). /unmute turns messages on earlier.")
+    values = {"duration": describe(delta), "until": when(chat.muted_until)}
+    return Reply("🔕 " + _("Muted for %(duration)s (until %(until)s). /unmute turns messages on earlier.") % values)
 
 
 def unmute(ref: ChatRef, args=()) -> Reply:
@@ -135,64 +149,77 @@ def unmute(ref: ChatRef, args=()) -> Reply:
     was_muted = chat.is_muted()
     keywords_cleared = chat.unmute()
     if not was_muted and not keywords_cleared:
-        return Reply("Nothing was muted. Messages are on.")
-    extra = f" ({keywords_cleared} muted keyword{'s' if keywords_cleared != 1 else ''} on again)" if keywords_cleared else ""
-    return Reply(f"🔔 Messages are on again{extra}.")
+        return Reply(_("Nothing was muted. Messages are on."))
+    if keywords_cleared:
+        n = keywords_cleared
+        text = ngettext(
+            "Messages are on again (%(n)d muted keyword on again).", "Messages are on again (%(n)d muted keywords on again).", n
+        )
+        return Reply("🔔 " + text % {"n": n})
+    return Reply("🔔 " + _("Messages are on again."))
 
 
 def stop(ref: ChatRef, args=()) -> Reply:
     cancelled = chat_of(ref).stop()
-    note = f" {cancelled} queued message{'s were' if cancelled != 1 else ' was'} dropped." if cancelled else ""
-    return Reply(f"⏹ Stopped: Lago sends nothing more to this chat.{note} Send /start to resume.")
+    note = " " + ngettext("%(n)d queued message was dropped.", "%(n)d queued messages were dropped.", cancelled) % {"n": cancelled}
+    return Reply(
+        "⏹ " + _("Stopped: Lago sends nothing more to this chat.") + (note if cancelled else "") + " " + _("Send /start to resume.")
+    )
 
 
 def status(ref: ChatRef, args=()) -> Reply:
     chat = chat_of(ref)
     now = timezone.now()
     if chat.muted_until and chat.muted_until >= MUTED_FOREVER - timedelta(days=1):
-        state = "🔕 muted until /unmute"
+        state = "🔕 " + _("muted until /unmute")
     elif chat.is_muted(now):
-        state = f"🔕 muted until {when(chat.muted_until)}"
+        state = "🔕 " + _("muted until %(until)s") % {"until": when(chat.muted_until)}
     else:
-        state = "🔔 on"
-    lines = ["<b>Your Lago status</b>", f"Messages: {state}"]
+        state = "🔔 " + _("on")
+    lines = ["<b>" + _("Your Lago status") + "</b>", _("Messages: %(state)s") % {"state": state}]
     subs = list(chat.subscriptions.select_related("keyword").order_by("keyword_id"))
     if subs:
-        lines.append(f"Subscriptions ({len(subs)}):")
+        lines.append(_("Subscriptions (%(n)d):") % {"n": len(subs)})
         for sub in subs:
-            flags = [" (keyword muted)" if sub.muted_until and sub.muted_until > now else "", "" if sub.keyword.is_active else " (paused)"]
+            muted, paused = sub.muted_until and sub.muted_until > now, not sub.keyword.is_active
+            flags = [" " + _("(keyword muted)") if muted else "", " " + _("(paused)") if paused else ""]
             lines.append(f"• #{sub.keyword_id} {esc(sub.keyword.display_name)}{''.join(flags)}")
     else:
-        lines.append("Subscriptions: none yet. /keywords to choose.")
+        lines.append(_("Subscriptions: none yet. /keywords to choose."))
     pending = chat.notifications.pending().count()
-    lines.append(f"Waiting to be sent: {pending}")
+    lines.append(_("Waiting to be sent: %(n)d") % {"n": pending})
     recent = chat.notifications.filter(status=Notification.Status.SENT).select_related("ad").order_by("-sent_at")[:RECENT_SHOWN]
     if recent:
-        lines.append("Last messages:")
+        lines.append(_("Last messages:"))
         for n in recent:
-            label = n.ad.title if n.ad_id else (n.text or "message")
+            text = _(n.text) if n.kind == Notification.Kind.WELCOME else n.text  # stored in English
+            label = n.ad.title if n.ad_id else (text or _("message"))
             lines.append(f"• {when(n.sent_at)} {esc(label[:80])}")
     return Reply("\n".join(lines))
 
 
 def add(ref: ChatRef, args=()) -> Reply:
     if not settings.TELEGRAM_USERS_MAY_ADD_KEYWORDS:
-        return Reply("Adding keywords from the chat is turned off. Ask an admin to add it; /keywords lists the existing ones.")
+        return Reply(_("Adding keywords from the chat is turned off. Ask an admin to add it; /keywords lists the existing ones."))
     query = " ".join(args).strip()
     if not query:
-        return Reply("What should Lago search for? Send /add &lt;search words&gt;, e.g. /add rennrad carbon.")
+        return Reply(_("What should Lago search for? Send /add &lt;search words&gt;, e.g. /add rennrad carbon."))
     if len(query) > QUERY_MAX:
-        return Reply(f"That search is too long ({len(query)} characters, at most {QUERY_MAX}).")
+        return Reply(_("That search is too long (%(n)d characters, at most %(max)d).") % {"n": len(query), "max": QUERY_MAX})
     limit = settings.TELEGRAM_ADD_PER_DAY
     if Keyword.objects.filter(proposed_by_chat_id=ref.chat_id, created_at__gte=timezone.now() - timedelta(days=1)).count() >= limit:
-        return Reply(f"You proposed {limit} keywords in the last 24 hours, the most a chat may. Please wait for an admin to look at them.")
-    with transaction.atomic():
+        too_many = _("You proposed %(n)d keywords in the last 24 hours, the most a chat may. Please wait for an admin to look at them.")
+        return Reply(too_many % {"n": limit})
+    # The admins' alert in the site's language (LANGUAGE_CODE), not the proposing chat's.
+    with transaction.atomic(), translation.override(settings.LANGUAGE_CODE):
         keyword = Keyword.objects.create(query=query, is_active=False, proposed_by_chat_id=ref.chat_id)
         enqueue_admin_alert(
             f"keyword-proposed:{keyword.pk}",
-            f"Chat {ref.chat_id} proposed keyword #{keyword.pk} “{query}”. Activate it in the Django admin (Keywords).",
+            _("Chat %(chat)s proposed keyword #%(id)s “%(query)s”. Activate it in the Django admin (Keywords).")
+            % {"chat": ref.chat_id, "id": keyword.pk, "query": query},
         )
-    return Reply(f"📝 Keyword #{keyword.pk} “{esc(query)}” is proposed. An admin must activate it; then /subscribe {keyword.pk}.")
+    proposed = _("Keyword #%(id)s “%(query)s” is proposed. An admin must activate it; then /subscribe %(id)s.")
+    return Reply("📝 " + proposed % {"id": keyword.pk, "query": esc(query)})
 
 
 COMMANDS = {
@@ -218,30 +245,31 @@ def callback(ref: ChatRef, data: str) -> CallbackReply:
         return drop_rules.press(chat_of(ref), data)
     action = keyboards.parse(data)
     if action is None:
-        return CallbackReply("This button is no longer valid. Try /help.", alert=True)
+        return CallbackReply(_("This button is no longer valid. Try /help."), alert=True)
     if action.name == "approve":
         return approve(ref, action.value)
     chat = chat_of(ref)
     if action.name == "snooze":
         seconds = min(max(action.value, 60), 7 * 86400)
         chat.mute(timezone.now() + timedelta(seconds=seconds))
-        return CallbackReply(f"💤 Snoozed for {describe(timedelta(seconds=seconds))}. /unmute ends it earlier.")
+        snoozed = _("Snoozed for %(duration)s. /unmute ends it earlier.") % {"duration": describe(timedelta(seconds=seconds))}
+        return CallbackReply("💤 " + snoozed)
     keyword = Keyword.objects.filter(pk=action.value).first()
     if keyword is not None and not keyword.is_active and not _follows(chat, keyword):
         keyword = None  # an inactive keyword's name only for chats that follow it
     if keyword is None:
-        return CallbackReply("That keyword does not exist any more. /keywords lists the current ones.", alert=True)
-    name = keyword.display_name
+        return CallbackReply(_("That keyword does not exist any more. /keywords lists the current ones."), alert=True)
+    name = {"name": keyword.display_name}
     if action.name == "mutekw":
         if not chat.mute_keyword(keyword.pk):
-            return CallbackReply(f"You do not follow “{name}” any more.")
-        return CallbackReply(f"🔕 “{name}” muted until /unmute.")
+            return CallbackReply(_("You do not follow “%(name)s” any more.") % name)
+        return CallbackReply("🔕 " + _("“%(name)s” muted until /unmute.") % name)
     if action.name == "sub":
         if not keyword.is_active:
-            return CallbackReply(f"“{name}” is paused; you can subscribe again once it is active.", alert=True)
+            return CallbackReply(_("“%(name)s” is paused; you can subscribe again once it is active.") % name, alert=True)
         chat.subscribe(keyword)
-        toast = f"✅ Subscribed to “{name}”"
+        toast = "✅ " + _("Subscribed to “%(name)s”") % name
     else:
         chat.unsubscribe(keyword)
-        toast = f"Unsubscribed from “{name}”"
+        toast = _("Unsubscribed from “%(name)s”") % name
     return CallbackReply(toast, edit_keyboard=True, keyboard=keywords(ref).keyboard)

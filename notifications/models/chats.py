@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from notifications.models.quiet_hours import QuietHours
 
@@ -14,7 +16,22 @@ logger = logging.getLogger(__name__)
 
 # "Until /unmute": a date no mute check ever passes.
 MUTED_FOREVER = datetime(2999, 12, 31, tzinfo=UTC)
-WELCOME_TEXT = "✅ An admin approved this chat: Lago is ready. Send /keywords to choose what to follow, /help for all commands."
+# Stored in English on the row; rendered in the chat's language when sent (messages.render).
+WELCOME_TEXT = gettext_noop(
+    "✅ An admin approved this chat: Lago is ready. Send /keywords to choose what to follow, /help for all commands."
+)
+
+
+def chat_language(language_code=None):
+    """A chat's language from Telegram's `language_code`: English for en*, German for de*,
+    otherwise (or without one) LANGUAGE_CODE."""
+    code = (language_code or "").lower()
+    default = settings.LANGUAGE_CODE
+    if code.startswith("en"):
+        return default if default.lower().startswith("en") else "en"
+    if code.startswith("de"):
+        return default if default.lower().startswith("de") else "de"
+    return default
 
 
 class TelegramChatQuerySet(models.QuerySet):
@@ -30,7 +47,7 @@ class TelegramChatQuerySet(models.QuerySet):
         ends = ((chat.pk, chat.quiet_ends_at(now)) for chat in chats)
         return {pk: end for pk, end in ends if end is not None}
 
-    def register(self, chat_id, title="", username=""):
+    def register(self, chat_id, title="", username="", language_code=None):
         """/start from `chat_id`: returns (chat, outcome).
 
         outcome: "welcome" (active now), "already" (was active), "resumed" (was stopped),
@@ -59,6 +76,8 @@ class TelegramChatQuerySet(models.QuerySet):
             chat.is_admin = chat.is_admin or admin
             chat.title = (title or chat.title)[:200]
             chat.username = (username or chat.username)[:100]
+            if language_code:
+                chat.language = chat_language(language_code)
             chat.save()
         logger.info("bot: /start from chat %s: %s (was %s)", chat_id, outcome, "new" if created else before)
         return chat, outcome
@@ -112,24 +131,28 @@ class TelegramChatQuerySet(models.QuerySet):
 
 class TelegramChat(QuietHours):
     class Status(models.TextChoices):
-        PENDING = "pending", "pending approval"
-        ACTIVE = "active"
-        BLOCKED = "blocked"
-        STOPPED = "stopped"
+        PENDING = "pending", _("pending approval")
+        ACTIVE = "active", _("active")
+        BLOCKED = "blocked", _("blocked")
+        STOPPED = "stopped", _("stopped")
 
-    chat_id = models.BigIntegerField(unique=True)
-    title = models.CharField(max_length=200, blank=True, default="")
-    username = models.CharField(max_length=100, blank=True, default="")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    status_reason = models.CharField(max_length=200, blank=True, default="")
-    is_admin = models.BooleanField(default=False)
-    muted_until = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
+    chat_id = models.BigIntegerField(_("chat id"), unique=True)
+    title = models.CharField(_("title"), max_length=200, blank=True, default="")
+    username = models.CharField(_("username"), max_length=100, blank=True, default="")
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.PENDING)
+    status_reason = models.CharField(_("status reason"), max_length=200, blank=True, default="")
+    is_admin = models.BooleanField(_("admin"), default=False)
+    muted_until = models.DateTimeField(_("muted until"), null=True, blank=True)
+    # The language of the bot's replies and messages: follows Telegram's language_code (chat_language).
+    language = models.CharField(_("language"), max_length=16, default=chat_language)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
 
     objects = TelegramChatQuerySet.as_manager()
 
     class Meta(QuietHours.Meta):
         ordering = ["id"]
+        verbose_name = _("Telegram chat")
+        verbose_name_plural = _("Telegram chats")
 
     def __str__(self):
         return self.title or self.username or str(self.chat_id)
@@ -164,7 +187,9 @@ class TelegramChat(QuietHours):
             self.status, self.status_reason = self.Status.ACTIVE, ""
             if not updated:
                 return False
-            Notification.objects.create(chat=self, kind=Notification.Kind.ALERT, alert_key=f"welcome:{uuid.uuid4().hex}", text=WELCOME_TEXT)
+            Notification.objects.create(
+                chat=self, kind=Notification.Kind.WELCOME, alert_key=f"welcome:{uuid.uuid4().hex}", text=WELCOME_TEXT
+            )
         logger.info("notifications: chat %s approved", self.chat_id)
         return True
 
@@ -180,6 +205,14 @@ class TelegramChat(QuietHours):
         """/mute and "Snooze": nothing is sent before `until`; queued rows wait (are not lost)."""
         self.muted_until = until
         self.save(update_fields=["muted_until"])
+
+    def follow_language(self, language_code):
+        """A message from the chat carried Telegram's `language_code`: replies follow it."""
+        language = chat_language(language_code) if language_code else self.language
+        if language != self.language:
+            self.language = language
+            self.save(update_fields=["language"])
+        return self.language
 
     def unmute(self):
         """/unmute: clears the chat's mute and every muted keyword."""

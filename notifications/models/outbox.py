@@ -9,6 +9,7 @@ from django.db import connection, connections, models, transaction
 from django.db.models import Exists, F, OuterRef, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from notifications.fan_out_sql import insert_ignoring_conflicts
 from notifications.models.chats import TelegramChat
@@ -103,43 +104,51 @@ class Notification(models.Model):
     """The outbox. Rows are written in the transaction that stores the ad."""
 
     class Kind(models.TextChoices):
-        NEW = "new"
-        PRICE_DROP = "price_drop", "price drop"
-        ALERT = "alert", "admin alert"
+        NEW = "new", _("new ad")
+        PRICE_DROP = "price_drop", _("price drop")
+        ALERT = "alert", _("admin alert")
+        # The message a chat gets when an admin approves it (not an alert: /health does not count it).
+        WELCOME = "welcome", _("welcome")
 
     class Status(models.TextChoices):
-        PENDING = "pending"
-        SENT = "sent"
-        DEAD = "dead"
-        CANCELLED = "cancelled"
+        PENDING = "pending", _("pending")
+        SENT = "sent", _("sent")
+        DEAD = "dead", _("dead")
+        CANCELLED = "cancelled", _("cancelled")
 
     # No index of its own: notification_chat_idx (chat, status) serves lookups by chat.
-    chat = models.ForeignKey(TelegramChat, on_delete=models.CASCADE, related_name="notifications", db_index=False)
-    ad = models.ForeignKey("tracker.Ad", null=True, blank=True, on_delete=models.CASCADE, related_name="notifications")
-    keyword = models.ForeignKey("tracker.Keyword", null=True, blank=True, on_delete=models.SET_NULL, related_name="notifications")
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    chat = models.ForeignKey(TelegramChat, verbose_name=_("chat"), on_delete=models.CASCADE, related_name="notifications", db_index=False)
+    ad = models.ForeignKey(
+        "tracker.Ad", verbose_name=_("ad"), null=True, blank=True, on_delete=models.CASCADE, related_name="notifications"
+    )
+    keyword = models.ForeignKey(
+        "tracker.Keyword", verbose_name=_("keyword"), null=True, blank=True, on_delete=models.SET_NULL, related_name="notifications"
+    )
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     # The ad's price when the row was written (NULL: price on request).
-    price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    old_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    price = models.DecimalField(_("price"), max_digits=12, decimal_places=2, null=True, blank=True)
+    old_price = models.DecimalField(_("old price"), max_digits=12, decimal_places=2, null=True, blank=True)
     # For admin alerts: the message and a key that makes each alert unique.
-    text = models.TextField(blank=True, default="")
-    alert_key = models.CharField(max_length=200, blank=True, default="")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(default=timezone.now)
-    last_error = models.TextField(blank=True, default="")
-    created_at = models.DateTimeField(default=timezone.now)
-    sent_at = models.DateTimeField(null=True, blank=True)
+    text = models.TextField(_("text"), blank=True, default="")
+    alert_key = models.CharField(_("alert key"), max_length=200, blank=True, default="")
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    next_attempt_at = models.DateTimeField(_("next attempt"), default=timezone.now)
+    last_error = models.TextField(_("last error"), blank=True, default="")
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
     # Set by claim(): who holds the row while it is being sent (see NOTIFY_CLAIM_LEASE_S).
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    claim_token = models.CharField(max_length=32, blank=True, default="")
+    claimed_at = models.DateTimeField(_("claimed"), null=True, blank=True)
+    claim_token = models.CharField(_("claim token"), max_length=32, blank=True, default="")
     # Telegram's id of the delivered message (for later edits, e.g. inline buttons).
-    message_id = models.BigIntegerField(null=True, blank=True)
+    message_id = models.BigIntegerField(_("Telegram message id"), null=True, blank=True)
 
     objects = NotificationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = _("notification")
+        verbose_name_plural = _("notifications")
         constraints = [
             models.UniqueConstraint(
                 F("chat"),

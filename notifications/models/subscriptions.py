@@ -3,30 +3,40 @@
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
+from lib.money import format_price
 from notifications.models.chats import TelegramChat
 
 
 class Subscription(models.Model):
     class DropRule(models.TextChoices):
-        EVERY = "every", "every drop"
-        PERCENT = "percent", "drops of at least N %"
-        BELOW = "below", "only at or below a target price"
+        EVERY = "every", _("every drop")
+        PERCENT = "percent", _("drops of at least N %")
+        BELOW = "below", _("only at or below a target price")
 
     # No index of its own: subscription_unique (chat, keyword) serves lookups by chat.
-    chat = models.ForeignKey(TelegramChat, on_delete=models.CASCADE, related_name="subscriptions", db_index=False)
-    keyword = models.ForeignKey("tracker.Keyword", on_delete=models.CASCADE, related_name="subscriptions")
+    chat = models.ForeignKey(TelegramChat, verbose_name=_("chat"), on_delete=models.CASCADE, related_name="subscriptions", db_index=False)
+    keyword = models.ForeignKey("tracker.Keyword", verbose_name=_("keyword"), on_delete=models.CASCADE, related_name="subscriptions")
     # "Mute this keyword" from a notification's button.
-    muted_until = models.DateTimeField(null=True, blank=True)
+    muted_until = models.DateTimeField(_("muted until"), null=True, blank=True)
     # Which price drops this chat hears of (`/subscribe 12 drop 10%`, `/subscribe 12 below 500`).
-    drop_rule = models.CharField(max_length=16, choices=DropRule.choices, default=DropRule.EVERY)
+    drop_rule = models.CharField(_("price drops"), max_length=16, choices=DropRule.choices, default=DropRule.EVERY)
     drop_value = models.DecimalField(
-        max_digits=12, decimal_places=2, null=True, blank=True, help_text="The percentage or the target price of the drop rule."
+        _("drop value"),
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text=_("The percentage or the target price of the drop rule."),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
 
     class Meta:
         ordering = ["id"]
+        verbose_name = _("subscription")
+        verbose_name_plural = _("subscriptions")
         constraints = [
             models.UniqueConstraint(fields=["chat", "keyword"], name="subscription_unique"),
             models.CheckConstraint(condition=Q(drop_rule="every") | Q(drop_value__gt=0), name="subscription_drop_rule_has_value"),
@@ -49,7 +59,7 @@ class Subscription(models.Model):
 
     def describe_rule(self):
         if self.drop_rule == self.DropRule.PERCENT:
-            return f"drops of at least {self.drop_value.normalize():f} %"
+            return gettext("drops of at least %(value)s %%") % {"value": f"{self.drop_value.normalize():f}"}
         if self.drop_rule == self.DropRule.BELOW:
-            return f"drops to € {self.drop_value.normalize():f} or less"
-        return "every drop"
+            return gettext("drops to %(price)s or less") % {"price": format_price(self.drop_value)}
+        return gettext("every drop")

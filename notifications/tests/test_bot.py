@@ -11,6 +11,9 @@ from notifications.tests.conftest import ADMIN, ALLOWED
 from tests.factories import make_chat, make_keyword, make_notification, make_subscription
 from tracker.models import Heartbeat
 
+# English texts; the German default is tested in notifications/tests/test_i18n.py.
+pytestmark = pytest.mark.usefixtures("english")
+
 STRANGER = 900
 COMMANDS = [
     "/help",
@@ -82,7 +85,7 @@ def test_admin_approves_with_the_button(bot):
     approved = chat(702)
     assert approved.status == TelegramChat.Status.ACTIVE
     welcome = approved.notifications.get()
-    assert welcome.kind == Notification.Kind.ALERT and "approved" in welcome.text
+    assert welcome.kind == Notification.Kind.WELCOME and "approved" in welcome.text
     [edit] = bot.server.edits
     assert edit["method"] == "editMessageText" and edit["message_id"] == 77 and "approved" in edit["text"]
     assert bot.press(ADMIN, "approve:702")["text"].endswith("active already.")

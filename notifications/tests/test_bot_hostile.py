@@ -8,6 +8,9 @@ from notifications.tests.conftest import ADMIN, ALLOWED
 from tests.factories import make_ad, make_chat, make_keyword, make_subscription
 from tracker.models import Keyword
 
+# English texts; the German default is tested in notifications/tests/test_i18n.py.
+pytestmark = pytest.mark.usefixtures("english")
+
 
 @pytest.fixture
 def member(bot):

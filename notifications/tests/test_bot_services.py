@@ -7,7 +7,7 @@ from notifications.bot.replies import ChatRef
 from notifications.models import TelegramChat
 from tests.factories import make_chat, make_keyword, make_subscription
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
 @pytest.mark.parametrize(

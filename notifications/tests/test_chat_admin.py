@@ -7,7 +7,7 @@ from django.urls import reverse
 from notifications.models import Notification, TelegramChat
 from tests.factories import make_chat, make_notification, make_subscription
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 CHATS = reverse("admin:notifications_telegramchat_changelist")
 
@@ -28,11 +28,11 @@ def test_list_shows_status_badge_and_subscriptions_count(admin_client):
 def test_approve_activates_pending_chats_only(admin_client):
     pending, blocked = make_chat(status=TelegramChat.Status.PENDING), make_chat(status=TelegramChat.Status.BLOCKED)
     response = act(admin_client, "approve", pending, blocked)
-    assert "1 chat(s) approved and welcomed; 1 were not pending." in response.content.decode()
+    assert "1 chat approved and welcomed; 1 were not pending." in response.content.decode()
     pending.refresh_from_db()
     blocked.refresh_from_db()
     assert (pending.status, blocked.status) == ("active", "blocked")
-    welcome = Notification.objects.get(kind=Notification.Kind.ALERT)
+    welcome = Notification.objects.get(kind=Notification.Kind.WELCOME)
     assert welcome.chat_id == pending.pk and welcome.status == Notification.Status.PENDING
 
 
@@ -40,7 +40,7 @@ def test_block_stops_the_chat_and_cancels_its_queue(admin_client):
     chat = make_chat()
     queued = make_notification(chat=chat)
     response = act(admin_client, "block", chat)
-    assert "1 chat(s) blocked; 1 queued notification(s) cancelled." in response.content.decode()
+    assert "1 chat blocked; 1 queued notification(s) cancelled." in response.content.decode()
     chat.refresh_from_db()
     queued.refresh_from_db()
     assert chat.status == "blocked" and queued.status == Notification.Status.CANCELLED
@@ -60,7 +60,7 @@ def test_approve_from_the_pending_filter_counts_right(admin_client):
     data = {"action": "approve", ACTION_CHECKBOX_NAME: [c.pk for c in pending]}
     response = admin_client.post(f"{CHATS}?status__exact=pending", data, follow=True)
     html = response.content.decode()
-    assert "2 chat(s) approved and welcomed; 0 were not pending." in html
+    assert "2 chats approved and welcomed; 0 were not pending." in html
     assert "-" + "2 were not pending" not in html
 
 

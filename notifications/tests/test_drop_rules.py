@@ -10,7 +10,7 @@ from scraping.ingest import ingest_page
 from scraping.sources.base import ParsedAd
 from tests.factories import make_chat, make_keyword, make_subscription
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
 def ad(price):

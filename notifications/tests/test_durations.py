@@ -5,6 +5,9 @@ import pytest
 from notifications.bot.durations import DurationError, describe, parse_duration
 from notifications.bot.keyboards import Action, parse
 
+# English texts; the German default is tested in notifications/tests/test_i18n.py.
+pytestmark = pytest.mark.usefixtures("english")
+
 
 @pytest.mark.parametrize(
     "text,expected",

@@ -34,8 +34,8 @@ def test_price_drop_shows_was_now_percent_and_lowest_seen():
     PriceChange.objects.create(ad=ad, old_price=Decimal("90"), new_price=Decimal("120"))
     n = make_notification(ad=ad, kind=Notification.Kind.PRICE_DROP, price=Decimal("95"), old_price=Decimal("120"))
     r = render(n)
-    assert "was € 120 → now € 95 (−21%)" in r.html
-    assert "Lowest seen: € 90" in r.html
+    assert "vorher € 120 → jetzt € 95 (−21 %)" in r.html
+    assert "Tiefster Preis bisher: € 90" in r.html
 
 
 def test_long_title_is_shortened_to_fit_a_caption():
@@ -65,5 +65,5 @@ def test_digest_lists_rows_within_the_limit():
     digest, listed = render_digest(rows, backlog=30)
     assert len(digest.html) <= TEXT_LIMIT
     assert 0 < listed < 10
-    assert "30 new notifications" in digest.html
-    assert f"and {30 - listed} more" in digest.html
+    assert "30 neue Benachrichtigungen" in digest.html
+    assert f"und {30 - listed} weitere folgen" in digest.html

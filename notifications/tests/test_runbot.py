@@ -39,7 +39,7 @@ def test_runbot_polls_answers_beats_and_stops_cleanly_on_sigterm(telegram):
         assert TelegramChat.objects.get(chat_id=500).is_admin
         telegram.push_message(600, "/start")
         wait_for(lambda: telegram.replies(600), 30, "the reply to /start", proc=proc)
-        assert "Welcome to Lago" in telegram.replies(600)[0]
+        assert "Willkommen bei Lago" in telegram.replies(600)[0]  # German by default (LANGUAGE_CODE de-at)
         assert TelegramChat.objects.get(chat_id=600).status == TelegramChat.Status.ACTIVE
     finally:
         proc.send_signal(signal.SIGTERM)

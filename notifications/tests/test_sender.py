@@ -190,7 +190,7 @@ def test_backlog_over_budget_becomes_one_digest(telegram, settings):
     rows = [make_notification(chat=chat) for _ in range(8)]
     assert process_queue() == 8
     (message,) = telegram.messages
-    assert "8 new notifications" in message["text"]
+    assert "8 neue Benachrichtigungen" in message["text"]
     assert all(refreshed(n).status == Notification.Status.SENT for n in rows)
 
 

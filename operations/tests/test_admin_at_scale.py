@@ -16,7 +16,7 @@ from scraping.models import ScrapeRun
 from tests.factories import make_ad, make_keyword, make_notification
 from tracker.models import PriceChange
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 CHANGELISTS = ["admin:scraping_scraperun_changelist", "admin:notifications_notification_changelist", "admin:tracker_pricechange_changelist"]
 

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from operations.tests.conftest import ago
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
 def test_dashboard_shows_health_queue_runs_alerts_and_problems(admin_client, seeded, started_long_ago):

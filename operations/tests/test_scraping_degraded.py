@@ -11,7 +11,7 @@ from tests.factories import make_chat, make_keyword
 from tests.fakes.willhaben_factory import make_raw_ads
 from tracker.models import Heartbeat
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
 @pytest.fixture

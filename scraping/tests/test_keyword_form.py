@@ -6,7 +6,7 @@ from django.urls import reverse
 from tracker.models import Keyword
 from tracker.tests.test_admin_keywords import VALID
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 ADD = reverse("admin:tracker_keyword_add")
 
 

@@ -10,7 +10,7 @@ from scraping.claims import claim_keyword_now
 from scraping.models import ScrapeRun
 from tests.factories import make_keyword
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
 @pytest.fixture

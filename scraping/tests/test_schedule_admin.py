@@ -6,7 +6,7 @@ from django_q.models import Schedule
 
 from scraping.management.commands.setup_schedules import TICK
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 ADD = reverse("admin:django_q_schedule_add")
 
 

@@ -100,7 +100,7 @@ def test_operator_logs_in_runs_a_keyword_and_sees_a_price_chart(operator_data, l
     page.select_option("select[name=action]", "run_now")
     page.click("button[name=index]")
     page.wait_for_selector(".messagelist")
-    assert "enqueued as scrape run" in page.inner_text(".messagelist")
+    assert "als Lauf" in page.inner_text(".messagelist")  # "„…“ als Lauf N eingereiht." (German admin)
     assert ScrapeRun.objects.filter(keyword=keyword, status=ScrapeRun.Status.RUNNING).exists()
     page.screenshot(path=shots / "2-keywords-run-now.png", full_page=True)
 

@@ -156,9 +156,16 @@ class FakeTelegram:
             self.pushed.notify_all()
         return update
 
-    def push_message(self, chat_id, text, *, user_id=None, chat_type=None, title=None, username=None, edited=False, **extra):
-        """A text message (a bot_command entity where Telegram marks one); `edited`: an edited_message."""
+    def push_message(
+        self, chat_id, text, *, user_id=None, chat_type=None, title=None, username=None, edited=False, language_code=None, **extra
+    ):
+        """A text message (a bot_command entity where Telegram marks one); `edited`: an edited_message.
+
+        `language_code`: the sender's Telegram language ("en", "de-AT"), as Telegram sends it on `from`.
+        """
         message = _message(chat_id, user_id, chat_type, title, username)
+        if language_code:
+            message["from"]["language_code"] = language_code
         message["text"] = text
         command = COMMAND_ENTITY.match(text)
         if command:

@@ -77,7 +77,7 @@ def test_change_page_shows_the_chart_and_the_changes(admin_client, ads):
     html = admin_client.get(reverse("admin:tracker_ad_change", args=[ads["dropped"].pk])).content.decode()
     assert '<svg xmlns="http://www.w3.org/2000/svg" class="price-chart"' in html
     assert "€ 100" in html
-    assert "price changes" in html.lower()
+    assert "preisänderungen" in html.lower()
 
 
 def test_gone_filter(admin_client, ads):

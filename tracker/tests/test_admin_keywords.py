@@ -12,7 +12,7 @@ from scraping.models import ScrapeRun
 from tests.factories import keyword_form, make_ad, make_keyword, make_subscription
 from tracker.models import Keyword, KeywordAd
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("english")]
 
 CHANGELIST = reverse("admin:tracker_keyword_changelist")
 ADD = reverse("admin:tracker_keyword_add")
@@ -88,7 +88,7 @@ def test_reset_cursor_asks_first_then_resets(admin_client):
     kw.refresh_from_db()
     assert kw.cursor_ad_id == "123"
     done = act(admin_client, "reset_cursor", kw, confirm="yes")
-    assert "Cursor reset for 1 keyword(s)." in done.content.decode()
+    assert "Cursor reset for 1 keyword." in done.content.decode()
     kw.refresh_from_db()
     assert kw.cursor_ad_id == "" and kw.cursor_published_at is None
 

@@ -55,7 +55,7 @@ def test_free_point_says_zu_verschenken():
     svg = price_chart_svg([(at(0), Decimal("50")), (at(1), Decimal("0"))])
     parse(svg)
     assert "zu verschenken" in svg
-    assert "no price history" in price_chart_svg([])
+    assert "kein Preisverlauf" in price_chart_svg([])
 
 
 def test_text_is_escaped():
