@@ -14,8 +14,6 @@ import time
 
 from lib.log_filters import redact_data
 
-TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-
 # The attributes every LogRecord has; anything else came in through `extra=`.
 _RECORD_ATTRIBUTES = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
