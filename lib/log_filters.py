@@ -10,6 +10,7 @@ closes that gap: every record is redacted when it is created, before any
 logger or handler sees it.
 """
 
+import functools
 import logging
 import re
 from urllib.parse import unquote, urlsplit
@@ -39,18 +40,29 @@ def _proxy_passwords(url):
 def _secrets():
     if not settings.configured:  # gunicorn's master (gunicorn.conf.py) never loads Django: the patterns only
         return []
-    token = getattr(settings, "TELEGRAM_BOT_TOKEN", "")
+    return _secrets_of(
+        getattr(settings, "TELEGRAM_BOT_TOKEN", ""),
+        getattr(settings, "SCRAPE_PROXY_URL", ""),
+        getattr(settings, "TELEGRAM_PROXY_URL", ""),
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _secrets_of(token, *proxy_urls):
     secrets = [token] if token else []
-    for name in ("SCRAPE_PROXY_URL", "TELEGRAM_PROXY_URL"):
-        secrets += _proxy_passwords(getattr(settings, name, ""))
-    return secrets
+    for url in proxy_urls:
+        secrets += _proxy_passwords(url)
+    return tuple(secrets)
 
 
 def redact(text: str) -> str:
     for secret in _secrets():
         text = text.replace(secret, REDACTED)
-    text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
-    return _BOT_TOKEN.sub(REDACTED, text)
+    if "@" in text and "://" in text:  # cheap checks first: every log record comes through here
+        text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
+    if ":" in text:
+        text = _BOT_TOKEN.sub(REDACTED, text)
+    return text
 
 
 def redact_data(value):
