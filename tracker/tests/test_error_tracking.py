@@ -2,12 +2,16 @@
 
 import json
 import logging
+import subprocess
+import sys
 
 import pytest
 import sentry_sdk
+from django.conf import settings as django_settings
 
 from lib.log_filters import REDACTED
 from tests.fakes.sentry import FakeSentry
+from tests.processes import child_env
 from tracker.error_tracking import init_error_tracking
 
 TOKEN = "123456789:AAFakeTokenForTests_abcdefghijklmnop"
@@ -101,3 +105,20 @@ def test_the_fake_decodes_what_the_sdk_sends(ingest):
     [(headers, items)] = ingest.envelopes
     assert "event_id" in headers
     assert json.dumps(items[0][1])
+
+
+def test_settings_start_it_from_sentry_dsn_in_a_real_process(tmp_path):
+    """SENTRY_DSN in the environment is enough: the settings start the client, the LOGGING config lets it see ERRORs."""
+    server = FakeSentry().start()
+    try:
+        env = child_env(database=tmp_path / "sentry.sqlite3", SENTRY_DSN=server.dsn, TELEGRAM_BOT_TOKEN=TOKEN, SENTRY_ENVIRONMENT="staging")
+        script = f"import logging; logging.getLogger('lago.x').error('token %s', '{TOKEN}'); import sentry_sdk; sentry_sdk.flush(5)"
+        command = [sys.executable, "manage.py", "shell", "-v", "0", "-c", script]
+        result = subprocess.run(command, env=env, cwd=django_settings.BASE_DIR, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        [event] = server.events()
+    finally:
+        server.stop()
+    assert event["environment"] == "staging"
+    assert event["logentry"]["formatted"] == f"token {REDACTED}"
+    assert TOKEN not in b"".join(server.raw).decode()
