@@ -1,5 +1,8 @@
 """Logging filters. The bot token is part of every Bot API URL, so it must
-never reach a log line, whichever library formats the record.
+never reach a log line, whichever library formats the record. Neither may
+the proxy credentials (SCRAPE_PROXY_URL, TELEGRAM_PROXY_URL). `redact` is the
+one redaction: log records, JSON log lines and error-tracking events
+(tracker.error_tracking, through `redact_data`) all use it.
 
 Handler filters only protect the handlers they are attached to (a test's
 `caplog` handler, a handler added by an operator, …). `install_redacting_record_factory`
@@ -7,30 +10,75 @@ closes that gap: every record is redacted when it is created, before any
 logger or handler sees it.
 """
 
+import functools
 import logging
+import re
+from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
 
 REDACTED = "[redacted]"
+# Shorter proxy passwords are not searched for (they would blank out ordinary words);
+# inside a URL they are still caught by _URL_CREDENTIALS.
+MIN_PASSWORD_LENGTH = 4
+# Any Telegram bot token (not only ours): digits, a colon, 30+ URL-safe characters (e.g. in /bot<token>/).
+_BOT_TOKEN = re.compile(r"\d{5,}:[A-Za-z0-9_-]{30,}")
+# user:password@ in any URL.
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@:]+:[^/\s@]*@")
+
+
+def _proxy_passwords(url):
+    try:
+        password = urlsplit(url).password
+    except ValueError:  # an unparsable URL: its own setting check reports it
+        return []
+    if not password or len(password) < MIN_PASSWORD_LENGTH:
+        return []
+    return list({password, unquote(password)})
 
 
 def _secrets():
-    token = getattr(settings, "TELEGRAM_BOT_TOKEN", "")
-    return [token] if token else []
+    if not settings.configured:  # gunicorn's master (gunicorn.conf.py) never loads Django: the patterns only
+        return []
+    return _secrets_of(
+        getattr(settings, "TELEGRAM_BOT_TOKEN", ""),
+        getattr(settings, "SCRAPE_PROXY_URL", ""),
+        getattr(settings, "TELEGRAM_PROXY_URL", ""),
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _secrets_of(token, *proxy_urls):
+    secrets = [token] if token else []
+    for url in proxy_urls:
+        secrets += _proxy_passwords(url)
+    return tuple(secrets)
 
 
 def redact(text: str) -> str:
     for secret in _secrets():
         text = text.replace(secret, REDACTED)
+    if "@" in text and "://" in text:  # cheap checks first: every log record comes through here
+        text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
+    if ":" in text:
+        text = _BOT_TOKEN.sub(REDACTED, text)
     return text
+
+
+def redact_data(value):
+    """`value` with every string inside it (dict values, list and tuple items) redacted; keys are kept."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: redact_data(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(redact_data(item) for item in value)
+    return value
 
 
 def redact_record(record: logging.LogRecord) -> None:
     """Renders the message once, redacts it, and freezes the result so that
     later handlers cannot re-render the secret from `args`."""
-    secrets = _secrets()
-    if not secrets:
-        return
     try:
         message = record.getMessage()
     except Exception:  # noqa: BLE001 - a malformed record is the logging module's to report, unredacted args are ours to drop
@@ -40,10 +88,11 @@ def redact_record(record: logging.LogRecord) -> None:
         record.exc_text = logging.Formatter().formatException(record.exc_info)
     if record.stack_info:
         record.stack_info = redact(record.stack_info)
-    if any(s in message for s in secrets):
-        record.msg = redact(message)
+    redacted = redact(message)
+    if redacted != message:
+        record.msg = redacted
         record.args = None
-    if record.exc_text and any(s in record.exc_text for s in secrets):
+    if record.exc_text:
         record.exc_text = redact(record.exc_text)
 
 

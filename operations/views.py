@@ -9,7 +9,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from operations import metrics
-from operations.health import health_report
+from operations.health import WEB, health_report, process_problem
 from operations.stats import collect_stats
 
 
@@ -36,10 +36,24 @@ def stats_token_required(view):
 @never_cache
 @require_GET
 def health(request):
+    check = request.GET.get("check")
+    if check is not None:
+        return _process_health(check)
     report = health_report()
     report.pop("scraping", None)  # keyword queries and error bodies are for status/admin, not the public probe
     # Degraded (a marketplace fails) is still 200: restarting the web container would not help.
     return JsonResponse(report, status=503 if report["status"] == "unhealthy" else 200)
+
+
+def _process_health(check):
+    """`/health?check=web`: only what the web process needs (the database), for its container healthcheck."""
+    if check != WEB:
+        return JsonResponse({"error": f"unknown check {check!r}: use {WEB}"}, status=400)
+    problem = process_problem(WEB)
+    body = {"status": "unhealthy" if problem else "ok", "check": check, "db_connected": problem is None}
+    if problem:
+        body["reason"] = problem
+    return JsonResponse(body, status=503 if problem else 200)
 
 
 @never_cache

@@ -1,7 +1,27 @@
-"""The logging configuration: one console handler, every record redacted (the bot token is in Bot API URLs)."""
+"""The logging configuration: one console handler, every record redacted (the bot token is in Bot API URLs).
+
+Every line, ours and the libraries' (django-q2, python-telegram-bot, Django's runserver),
+goes through that one handler, so every line carries the same UTC time (lib.log_format).
+gunicorn.conf.py does the same for gunicorn's own lines.
+"""
+
+from environ import ImproperlyConfigured
+
+LOG_FORMATS = {
+    "text": {"()": "lib.log_format.UTCFormatter", "format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    "json": {"()": "lib.log_format.JSONFormatter"},
+}
 
 
-def logging_config(level):
+def check_log_format(value):
+    """The LOG_FORMAT value, lower-cased; a clear error at start-up for anything else."""
+    fmt = value.strip().lower()
+    if fmt not in LOG_FORMATS:
+        raise ImproperlyConfigured(f"LOG_FORMAT={value!r} is not valid: use one of {', '.join(LOG_FORMATS)}")
+    return fmt
+
+
+def logging_config(level, fmt="text"):
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -9,12 +29,12 @@ def logging_config(level):
             "redact_secrets": {"()": "lib.log_filters.RedactSecretsFilter"},
         },
         "formatters": {
-            "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+            "lago": LOG_FORMATS[fmt],
         },
         "handlers": {
             "console": {
                 "class": "logging.StreamHandler",
-                "formatter": "plain",
+                "formatter": "lago",
                 "filters": ["redact_secrets"],
             },
         },
@@ -24,5 +44,9 @@ def logging_config(level):
             "httpx": {"level": "WARNING"},
             "httpcore": {"level": "WARNING"},
             "django-q": {"level": level},
+            # Django's defaults give these handlers of their own (runserver's request lines a local
+            # time with no zone, DEBUG's console none at all): they go through ours instead.
+            "django": {"level": "INFO"},
+            "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
         },
     }

@@ -7,7 +7,7 @@ Parsing is strict: `DEBUG=yes-please` is an error, not False.
 from pathlib import Path
 
 from tracker.env import read_env, secret
-from tracker.logging_config import logging_config
+from tracker.logging_config import check_log_format, logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -286,4 +286,14 @@ RETENTION_NOTIFICATIONS_DAYS = env.int("RETENTION_NOTIFICATIONS_DAYS", default=9
 # --- Logging ---------------------------------------------------------------
 
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
-LOGGING = logging_config(LOG_LEVEL)
+# "text" or "json" (one object per line); times in UTC either way (lib/log_format.py).
+LOG_FORMAT = check_log_format(env.str("LOG_FORMAT", default="text"))
+LOGGING = logging_config(LOG_LEVEL, LOG_FORMAT)
+
+# Error tracking (Sentry or GlitchTip): ERROR log lines and uncaught exceptions become events, scrubbed.
+SENTRY_DSN = secret("SENTRY_DSN")
+SENTRY_ENVIRONMENT = env.str("SENTRY_ENVIRONMENT", default="production")
+if SENTRY_DSN:  # imported only then: sentry-sdk takes ~0.4 s to import, on every command and healthcheck
+    from tracker.error_tracking import init_error_tracking
+
+    init_error_tracking(SENTRY_DSN, SENTRY_ENVIRONMENT)

@@ -13,6 +13,7 @@ import pytest
 import yaml
 from django.conf import settings
 
+from operations.management.commands.status import DEFAULT_WEB_URL
 from tests.processes import child_env, free_port
 
 COMPOSE_TEXT = (Path(settings.BASE_DIR) / "docker-compose.yml").read_text()
@@ -83,10 +84,13 @@ def test_web_is_published_on_localhost_only():
     assert SERVICES["web"]["ports"] == ["127.0.0.1:8000:8000"]
 
 
-def test_web_healthcheck_timing():
+def test_web_healthcheck_probes_only_the_web_process():
     check = SERVICES["web"]["healthcheck"]
-    assert check["test"][:3] == ["CMD", "python", "-c"]
-    assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("30s", "5s", 3, "10s")
+    assert check["test"] == ["CMD", "python", "manage.py", "status", "--check", "web"]
+    # Its default URL is the port the web command binds.
+    assert DEFAULT_WEB_URL == "http://127.0.0.1:8000/health?check=web"
+    assert "0.0.0.0:8000" in SERVICES["web"]["command"]
+    assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("30s", "10s", 3, "20s")
 
 
 def test_worker_sets_up_the_schedule_and_runs_the_cluster_under_the_watchdog():
@@ -160,27 +164,53 @@ def test_web_command_serves_health(service_env):
         proc.wait(timeout=20)
 
 
-def test_web_healthcheck_passes_with_a_stopped_worker_and_fails_without_web(service_env):
-    """/health is 503 once the scheduler never ran; the web container is still healthy (the image has no curl)."""
+def start_web(env):
+    """The web service's command on a free port (one gunicorn worker); returns the process and the
+    healthcheck command pointed at that port (the compose command plus --url)."""
     port = free_port()
     command = [arg.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for arg in SERVICES["web"]["command"]]
     command[command.index("3")] = "1"
-    check = [arg.replace("127.0.0.1:8000", f"127.0.0.1:{port}") for arg in SERVICES["web"]["healthcheck"]["test"][1:]]
-    env = {**service_env, "HEALTHCHECK_SCHEDULER_STALE_S": "1"}
+    check = SERVICES["web"]["healthcheck"]["test"][1:] + ["--url", DEFAULT_WEB_URL.replace("127.0.0.1:8000", f"127.0.0.1:{port}")]
     proc = subprocess.Popen(command, env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return proc, port, check
+
+
+def test_web_healthcheck_passes_with_a_stale_scheduler_and_only_the_public_domain_allowed(service_env):
+    """/health is 503 once the scheduler is stale; the web container stays healthy, with ALLOWED_HOSTS
+    holding only the public domain (the probe sends it as Host). Without web it fails."""
+    env = {**service_env, "HEALTHCHECK_SCHEDULER_STALE_S": "1", "ALLOWED_HOSTS": "lago.example.org"}
+    proc, port, check = start_web(env)
+    public = {"Host": "lago.example.org"}
     try:
         wait_for_http(f"http://127.0.0.1:{port}/health", proc)
+        assert httpx.get(f"http://127.0.0.1:{port}/health").status_code == 400  # Host 127.0.0.1 is not allowed
         deadline = time.monotonic() + 20
-        while (response := httpx.get(f"http://127.0.0.1:{port}/health")).status_code == 200 and time.monotonic() < deadline:
+        while (response := httpx.get(f"http://127.0.0.1:{port}/health", headers=public)).status_code == 200:
+            assert time.monotonic() < deadline, response.text
             time.sleep(0.2)
         assert response.status_code == 503 and response.json()["reason"].startswith("scheduler_"), response.text
         healthy = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
-        assert healthy.returncode == 0, healthy.stderr
+        assert healthy.returncode == 0, healthy.stdout + healthy.stderr
+        assert "web: ok" in healthy.stdout
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
     down = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
-    assert down.returncode != 0
+    assert down.returncode == 1
+    assert "web_unreachable" in down.stderr
+
+
+def test_web_healthcheck_fails_when_the_database_is_unreachable(service_env):
+    env = {**service_env, "ALLOWED_HOSTS": "lago.example.org", "DATABASE_URL": f"postgres://lago@127.0.0.1:{free_port()}/lago"}
+    proc, port, check = start_web(env)
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/health", proc)
+        unhealthy = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+    assert unhealthy.returncode == 1, unhealthy.stdout
+    assert "web: unhealthy: database_unreachable" in unhealthy.stderr
 
 
 def test_worker_command_starts_a_cluster(service_env):

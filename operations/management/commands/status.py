@@ -4,7 +4,9 @@
     manage.py status --json             the same as JSON ({"health": …, "stats": …})
     manage.py status --check scheduler  only the scheduler heartbeat (worker container healthcheck)
     manage.py status --check bot        only the bot heartbeat (bot container healthcheck)
-    manage.py status --check web        GET /health on the local web server (web container healthcheck)
+    manage.py status --check web        GET /health?check=web on the local web server: gunicorn answers and
+                                        reaches the database (web container healthcheck; sends a Host
+                                        from ALLOWED_HOSTS, so it works when that holds only the public domain)
 
 Exit code 0 when healthy, 1 when unhealthy, 2 when degraded (a marketplace fails:
 each failing source/keyword is printed with its full last error). `--check` exits 0/1
@@ -16,6 +18,7 @@ import sys
 import urllib.error
 import urllib.request
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone
@@ -23,7 +26,7 @@ from django.utils import timezone
 from operations.health import BOT, SCHEDULER, health_report, process_problem
 from operations.stats import collect_stats
 
-DEFAULT_WEB_URL = "http://127.0.0.1:8000/health"
+DEFAULT_WEB_URL = "http://127.0.0.1:8000/health?check=web"
 EXIT_CODES = {"ok": 0, "unhealthy": 1, "degraded": 2}
 
 
@@ -161,10 +164,21 @@ class Command(BaseCommand):
         )
 
 
+def probe_host():
+    """A Host header Django accepts: the first ALLOWED_HOSTS entry that names a host (None: the URL's own)."""
+    for host in settings.ALLOWED_HOSTS:
+        host = host.lstrip(".")  # ".example.org" allows example.org and its subdomains
+        if host and host != "*":
+            return host
+    return None
+
+
 def web_problem(url):
     """GET the /health URL: None when it answers 200, else the reason it gives (or the transport error)."""
+    host = probe_host()
+    request = urllib.request.Request(url, headers={"Host": host} if host else {})
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=5) as response:
             return None if response.status == 200 else f"http_{response.status}"
     except urllib.error.HTTPError as exc:
         body = exc.read().decode(errors="replace")

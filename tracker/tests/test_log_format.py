@@ -1,0 +1,114 @@
+"""Log lines: one time zone (UTC, `Z`) for ours, django-q2's, the bot library's, runserver's and
+gunicorn's lines; LOG_FORMAT=json writes one redacted JSON object per line."""
+
+import json
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from django.conf import settings
+
+from tests.processes import child_env, free_port, wait_for
+
+TOKEN = "123456789:AAFakeTokenForTests_abcdefghijklmnop"
+PROXY_PASSWORD = "pr0xy-s3cret"
+UTC_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z ")
+
+# Logs through each library's own logger, as the processes do.
+LOGGING_SCRIPT = f"""
+import logging
+from django_q.conf import logger as django_q_logger
+logging.getLogger("lago.test").info("ours, token %s", "{TOKEN}")
+django_q_logger.info("django-q2's")
+logging.getLogger("telegram.ext.Application").info("python-telegram-bot's")
+logging.getLogger("django.server").info('"GET /health HTTP/1.1" 200 2', extra={{"request": None, "server_time": "x", "status_code": 200}})
+logging.getLogger("lago.test").warning("fetch via proxy", extra={{"keyword_id": 7, "proxy": "http://user:{PROXY_PASSWORD}@proxy.example:3128"}})
+try:
+    raise ConnectionError("https://api.telegram.org/bot{TOKEN}/getMe")
+except ConnectionError:
+    logging.getLogger("lago.test").exception("send failed")
+"""
+
+
+def run_logging(tmp_path, **env):
+    environment = child_env(
+        database=tmp_path / "log.sqlite3",
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        SCRAPE_PROXY_URL=f"http://user:{PROXY_PASSWORD}@proxy.example:3128",
+        TIME_ZONE="Europe/Vienna",
+        **env,
+    )
+    command = [sys.executable, "manage.py", "shell", "-v", "0", "-c", LOGGING_SCRIPT]
+    return subprocess.run(command, env=environment, cwd=settings.BASE_DIR, capture_output=True, text=True, timeout=60)
+
+
+def assert_utc_now(stamp):
+    moment = datetime.fromisoformat(stamp).replace(tzinfo=UTC)
+    assert abs(datetime.now(UTC) - moment) < timedelta(minutes=2), stamp
+
+
+def test_every_library_logs_in_utc_with_a_z_whatever_time_zone(tmp_path):
+    result = run_logging(tmp_path)
+    lines = [line for line in result.stderr.splitlines() if line[:1].isdigit()]
+    by_logger = {line.split()[2].rstrip(":"): line for line in lines}
+    for name in ["lago.test", "django-q", "telegram.ext.Application", "django.server"]:
+        match = UTC_STAMP.match(by_logger[name])
+        assert match, (name, result.stderr)
+        assert_utc_now(match.group(1))
+    assert TOKEN not in result.stderr and PROXY_PASSWORD not in result.stderr
+
+
+def test_json_lines_parse_carry_context_and_are_redacted(tmp_path):
+    result = run_logging(tmp_path, LOG_FORMAT="json")
+    assert result.returncode == 0, result.stderr
+    entries = [json.loads(line) for line in result.stderr.splitlines() if line.strip()]
+    assert {e["logger"] for e in entries} >= {"lago.test", "django-q", "telegram.ext.Application", "django.server"}
+    for entry in entries:
+        assert entry["time"].endswith("Z")
+        assert_utc_now(entry["time"][:-1])
+    ours = next(e for e in entries if e["message"].startswith("ours"))
+    assert ours["level"] == "INFO" and ours["message"] == "ours, token [redacted]"
+    context = next(e for e in entries if e["message"] == "fetch via proxy")
+    assert context["keyword_id"] == 7 and context["proxy"] == "http://[redacted]@proxy.example:3128"
+    failed = next(e for e in entries if e["message"] == "send failed")
+    assert failed["level"] == "ERROR"
+    assert "ConnectionError: https://api.telegram.org/bot[redacted]/getMe" in failed["exception"]
+    assert TOKEN not in result.stderr and PROXY_PASSWORD not in result.stderr
+
+
+def test_an_unknown_log_format_stops_the_start_naming_the_choices(tmp_path):
+    env = child_env(database=tmp_path / "log.sqlite3", LOG_FORMAT="xml")
+    result = subprocess.run([sys.executable, "manage.py", "check"], env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "LOG_FORMAT='xml' is not valid: use one of text, json" in result.stderr
+
+
+def test_gunicorn_lines_are_in_utc_too(tmp_path):
+    """gunicorn.conf.py (read from the working directory, as in the image) formats its master's and workers' lines."""
+    env = child_env(database=tmp_path / "log.sqlite3", TIME_ZONE="Europe/Vienna")
+    port = free_port()
+    gunicorn = str(Path(sys.executable).parent / "gunicorn")
+    command = [gunicorn, "tracker.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1", "--access-logfile", "-"]
+    proc = subprocess.Popen(command, env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    try:
+        wait_for(lambda: _line_with(proc, lines, "Booting worker"), timeout=30, what="a gunicorn worker", proc=proc)
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=20)
+    lines += out.splitlines()
+    gunicorn_lines = [line for line in lines if "gunicorn." in line]
+    assert any("Starting gunicorn" in line for line in gunicorn_lines), lines
+    assert any("Handling signal: term" in line for line in gunicorn_lines), lines
+    for line in gunicorn_lines:
+        match = UTC_STAMP.match(line)
+        assert match, line
+        assert_utc_now(match.group(1))
+
+
+def _line_with(proc, lines, needle):
+    line = proc.stdout.readline()
+    lines.append(line.rstrip("\n"))
+    return needle in line
