@@ -212,6 +212,7 @@ def change_chat(client, chat, **fields):
         "quiet_start": "",
         "quiet_end": "",
         "time_zone": "",
+        "language": chat.language,
         "subscriptions-TOTAL_FORMS": "0",
         "subscriptions-INITIAL_FORMS": "0",
         "subscriptions-MIN_NUM_FORMS": "0",

@@ -56,7 +56,7 @@ def test_the_earlier_page_shows_its_gone_date_and_links_the_relist(admin_client,
     earlier, later = relisted
     html = ad_page(admin_client, earlier)
     assert f'<a href="{reverse("admin:tracker_ad_change", args=[later.pk])}" class="lago-relist">cube aim!</a>' in html
-    assert "Gone at" in html and "relisted as" in html.lower()
+    assert "Gone since" in html and "relisted as" in html.lower()
 
 
 def test_the_keyword_page_counts_ads_found_and_drops_per_day(admin_client):
