@@ -143,7 +143,7 @@ class Outcome:
 
 def _deliver(unit) -> Outcome:
     now = timezone.now()
-    rows = [n for n in (Notification.objects.claim(pk, now, settings.NOTIFY_CLAIM_LEASE_S) for pk in unit.pks) if n]
+    rows = Notification.objects.claim_many(unit.pks, now, settings.NOTIFY_CLAIM_LEASE_S)
     if not rows:
         return Outcome()
     try:
@@ -162,9 +162,7 @@ def _deliver(unit) -> Outcome:
         for n in rows:
             n.mark_failed(f"unexpected error: {exc!r}"[:500])
         return Outcome(attempted=1)
-    sent_at = timezone.now()
-    for n in rows:
-        n.mark_sent(message_id, sent_at)
+    Notification.objects.settle_sent(rows, message_id, timezone.now())
     logger.debug("notifications: sent %s to chat %s", [n.pk for n in rows], rows[0].chat.chat_id)
     return Outcome(attempted=1, delivered=len(rows))
 
