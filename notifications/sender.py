@@ -24,7 +24,7 @@ from django.utils import timezone
 from notifications import telegram
 from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
 from notifications.models import Notification
-from notifications.pacing import Pacer
+from notifications.pacing import Pacer, make_pacer
 from notifications.telegram import DeliveryError
 
 logger = logging.getLogger(__name__)
@@ -34,6 +34,7 @@ class _State:
     """Per-process sender state, kept across process_queue() calls."""
 
     pacer: Pacer | None = None
+    pacer_config = None
     outage = False
 
 
@@ -44,8 +45,11 @@ def reset_state():
 
 
 def pacer() -> Pacer:
-    if _State.pacer is None or _State.pacer.max_per_second != settings.TELEGRAM_MAX_PER_SECOND:
-        _State.pacer = Pacer(settings.TELEGRAM_MAX_PER_SECOND)
+    names = ("TELEGRAM_MAX_PER_SECOND", "TELEGRAM_SHARED_PACE", "Q_BROKER", "REDIS_URL", "TELEGRAM_BOT_TOKEN")
+    config = tuple(getattr(settings, name) for name in names)
+    if _State.pacer is None or _State.pacer_config != config:
+        _State.pacer = make_pacer(settings.TELEGRAM_MAX_PER_SECOND, shared=settings.TELEGRAM_SHARED_PACE)
+        _State.pacer_config = config
     return _State.pacer
 
 
@@ -117,7 +121,10 @@ def _run(plan, limit):
     p = pacer()
     while plan and messages < limit and time.monotonic() < deadline:
         chat_id = min(plan, key=p.delay)
-        p.wait(chat_id)
+        if time.monotonic() + p.delay(chat_id) > deadline:
+            break
+        if not p.wait(chat_id, until=deadline):
+            continue  # busy in another process: now known, pick again
         unit = plan[chat_id].popleft()
         if not plan[chat_id]:
             del plan[chat_id]

@@ -1,0 +1,171 @@
+"""One send pace per bot, shared by every sender process of every cluster.
+
+Each sender reserves a send slot before it sends: atomically, in the store of the
+configured broker (the database for Q_BROKER=orm, Redis for Q_BROKER=redis), against
+the store's own clock, so processes on several hosts pace against one clock. A
+reservation is a short transaction (or one Lua script); the sender sleeps until its
+slot afterwards, holding nothing.
+
+Per bot the slots are spaced evenly, `bot_interval` apart; per chat a slot is taken only
+when the chat is free (otherwise the answer says how long it is busy, and the sender
+picks another chat meanwhile). Telegram's 429 holds the chat and the whole bot for
+retry_after seconds, for every process.
+"""
+
+from dataclasses import dataclass
+
+import redis
+from django.conf import settings
+from django.db import connection, transaction
+
+from notifications.models import SendPace
+
+# A stored slot further ahead than this is a clock that jumped back, not a reservation.
+HORIZON_S = 3600.0
+NOW_SQL = {
+    "postgresql": "extract(epoch from clock_timestamp())::float8",
+    "sqlite": "(julianday('now') - 2440587.5) * 86400.0",
+}
+GREATEST = {"postgresql": "GREATEST", "sqlite": "MAX"}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """`wait` seconds until the slot; `busy` None (reserved), "chat" or "bot" (nothing reserved)."""
+
+    wait: float
+    busy: str | None = None
+
+
+def decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait):
+    """The reservation rule: (Slot, new bot free_at, new chat free_at) or (Slot, None, None)."""
+    bot_free = now if bot_free > now + HORIZON_S else bot_free
+    chat_free = now if chat_free > now + HORIZON_S else chat_free
+    if chat_free > now:
+        return Slot(chat_free - now, "chat"), None, None
+    slot = max(now, bot_free)
+    if slot - now > max_wait:
+        return Slot(slot - now, "bot"), None, None
+    return Slot(slot - now), slot + bot_interval, slot + chat_interval
+
+
+def bot_key():
+    """The bot's id: the public part of the token before the colon (the secret part never leaves settings)."""
+    return (settings.TELEGRAM_BOT_TOKEN or "").partition(":")[0]
+
+
+class OrmPaceStore:
+    """Slots in the SendPace table: the bot's row is the lock (a row lock on PostgreSQL, the
+    database file's write lock on SQLite), taken by the transaction's first statement."""
+
+    def __init__(self, bot):
+        self.bot = bot
+        self.table = connection.ops.quote_name(SendPace._meta.db_table)
+
+    def _sql(self, vendor_map):
+        return vendor_map[connection.vendor]
+
+    def _chat(self, chat_id):
+        return f"{self.bot}:{chat_id}"
+
+    def reserve(self, chat_id, bot_interval, chat_interval, max_wait):
+        lock = f'UPDATE {self.table} SET free_at = free_at WHERE "key" = %s RETURNING free_at, {self._sql(NOW_SQL)}'
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(lock, [self.bot])
+            row = cursor.fetchone()
+            if row is None:
+                SendPace.objects.bulk_create([SendPace(key=self.bot)], ignore_conflicts=True)
+                cursor.execute(lock, [self.bot])
+                row = cursor.fetchone()
+            bot_free, now = row
+            chat_free = next(iter(SendPace.objects.filter(key=self._chat(chat_id)).values_list("free_at", flat=True)), 0.0)
+            slot, bot_at, chat_at = decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait)
+            if slot.busy is None:
+                SendPace.objects.bulk_create(
+                    [SendPace(key=self.bot, free_at=bot_at), SendPace(key=self._chat(chat_id), free_at=chat_at)],
+                    update_conflicts=True,
+                    unique_fields=["key"],
+                    update_fields=["free_at"],
+                )
+        return slot
+
+    def _push(self, keys, seconds):
+        """free_at = max(free_at, now + seconds) for each key, in one upsert."""
+        values = ", ".join([f"(%s, {self._sql(NOW_SQL)} + %s)"] * len(keys))
+        sql = (
+            f'INSERT INTO {self.table} ("key", free_at) VALUES {values} ON CONFLICT ("key") DO UPDATE '
+            f"SET free_at = {self._sql(GREATEST)}({self.table}.free_at, excluded.free_at)"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [p for key in keys for p in (key, float(seconds))])
+
+    def record(self, chat_id, chat_interval):
+        """The message has arrived: the chat's next slot is measured from now at the earliest."""
+        self._push([self._chat(chat_id)], chat_interval)
+
+    def hold(self, chat_id, seconds):
+        """Telegram's retry_after: nothing goes to the chat, or anywhere from this bot, before then."""
+        self._push([self.bot, self._chat(chat_id)], seconds)
+
+
+# KEYS: bot, chat. ARGV: bot interval, chat interval, max wait, horizon. The same rule as decide().
+RESERVE_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+local bot = tonumber(redis.call('GET', KEYS[1]) or '0')
+local chat = tonumber(redis.call('GET', KEYS[2]) or '0')
+local horizon = tonumber(ARGV[4])
+if bot > now + horizon then bot = now end
+if chat > now + horizon then chat = now end
+if chat > now then return {'chat', string.format('%.6f', chat - now)} end
+local slot = math.max(now, bot)
+if slot - now > tonumber(ARGV[3]) then return {'bot', string.format('%.6f', slot - now)} end
+local bot_at = slot + tonumber(ARGV[1])
+local chat_at = slot + tonumber(ARGV[2])
+redis.call('SET', KEYS[1], string.format('%.6f', bot_at), 'PX', math.ceil((bot_at - now + 60) * 1000))
+redis.call('SET', KEYS[2], string.format('%.6f', chat_at), 'PX', math.ceil((chat_at - now + 60) * 1000))
+return {'ok', string.format('%.6f', slot - now)}
+"""
+# KEYS: keys to push. ARGV: seconds. free_at = max(free_at, now + seconds).
+PUSH_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+for _, key in ipairs(KEYS) do
+  local at = now + tonumber(ARGV[1])
+  local old = tonumber(redis.call('GET', key) or '0')
+  if old > at and old <= now + 3600 then at = old end
+  redis.call('SET', key, string.format('%.6f', at), 'PX', math.ceil((at - now + 60) * 1000))
+end
+return 1
+"""
+
+
+class RedisPaceStore:
+    """Slots as Redis keys (lago:pace:<bot>[:<chat>]) with an expiry, changed by Lua scripts only."""
+
+    def __init__(self, bot, url):
+        self.bot = bot
+        self.client = redis.Redis.from_url(url)
+        self._reserve = self.client.register_script(RESERVE_LUA)
+        self._push = self.client.register_script(PUSH_LUA)
+
+    def _keys(self, chat_id):
+        return f"lago:pace:{self.bot}", f"lago:pace:{self.bot}:{chat_id}"
+
+    def reserve(self, chat_id, bot_interval, chat_interval, max_wait):
+        answer, wait = self._reserve(keys=self._keys(chat_id), args=[bot_interval, chat_interval, max_wait, HORIZON_S])
+        answer = answer.decode()
+        return Slot(float(wait), None if answer == "ok" else answer)
+
+    def record(self, chat_id, chat_interval):
+        self._push(keys=[self._keys(chat_id)[1]], args=[chat_interval])
+
+    def hold(self, chat_id, seconds):
+        self._push(keys=list(self._keys(chat_id)), args=[seconds])
+
+
+def shared_store():
+    """The pace store of the configured broker."""
+    if settings.Q_BROKER == "redis":
+        return RedisPaceStore(bot_key(), settings.REDIS_URL)
+    return OrmPaceStore(bot_key())
