@@ -8,7 +8,10 @@ slot afterwards, holding nothing.
 
 Per bot the slots are spaced evenly, `bot_interval` apart; per chat a slot is taken only
 when the chat is free (otherwise the answer says how long it is busy, and the sender
-picks another chat meanwhile). Telegram's 429 holds the chat and the whole bot for
+picks another chat meanwhile). A chat's slot names its owner (the reserving pacer):
+a chat busy in another process is left to that process for the round, so two senders
+working through the same outbox split the chats instead of reserving slots for rows
+the other one has already sent. Telegram's 429 holds the chat and the whole bot for
 retry_after seconds, for every process.
 """
 
@@ -31,18 +34,20 @@ GREATEST = {"postgresql": "GREATEST", "sqlite": "MAX"}
 
 @dataclass(frozen=True)
 class Slot:
-    """`wait` seconds until the slot; `busy` None (reserved), "chat" or "bot" (nothing reserved)."""
+    """`wait` seconds until the slot; `busy` None (reserved), "chat" or "bot" (nothing reserved);
+    `mine`: a busy chat was reserved by the asking owner itself."""
 
     wait: float
     busy: str | None = None
+    mine: bool = True
 
 
-def decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait):
+def decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait, mine=True):
     """The reservation rule: (Slot, new bot free_at, new chat free_at) or (Slot, None, None)."""
     bot_free = now if bot_free > now + HORIZON_S else bot_free
     chat_free = now if chat_free > now + HORIZON_S else chat_free
     if chat_free > now:
-        return Slot(chat_free - now, "chat"), None, None
+        return Slot(chat_free - now, "chat", mine), None, None
     slot = max(now, bot_free)
     if slot - now > max_wait:
         return Slot(slot - now, "bot"), None, None
@@ -68,7 +73,7 @@ class OrmPaceStore:
     def _chat(self, chat_id):
         return f"{self.bot}:{chat_id}"
 
-    def reserve(self, chat_id, bot_interval, chat_interval, max_wait):
+    def reserve(self, chat_id, bot_interval, chat_interval, max_wait, owner=""):
         lock = f'UPDATE {self.table} SET free_at = free_at WHERE "key" = %s RETURNING free_at, {self._sql(NOW_SQL)}'
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(lock, [self.bot])
@@ -78,66 +83,83 @@ class OrmPaceStore:
                 cursor.execute(lock, [self.bot])
                 row = cursor.fetchone()
             bot_free, now = row
-            chat_free = next(iter(SendPace.objects.filter(key=self._chat(chat_id)).values_list("free_at", flat=True)), 0.0)
-            slot, bot_at, chat_at = decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait)
+            chat = SendPace.objects.filter(key=self._chat(chat_id)).values_list("free_at", "owner")
+            chat_free, chat_owner = next(iter(chat), (0.0, owner))
+            slot, bot_at, chat_at = decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait, chat_owner == owner)
             if slot.busy is None:
                 SendPace.objects.bulk_create(
-                    [SendPace(key=self.bot, free_at=bot_at), SendPace(key=self._chat(chat_id), free_at=chat_at)],
+                    [SendPace(key=self.bot, free_at=bot_at, owner=owner), SendPace(key=self._chat(chat_id), free_at=chat_at, owner=owner)],
                     update_conflicts=True,
                     unique_fields=["key"],
-                    update_fields=["free_at"],
+                    update_fields=["free_at", "owner"],
                 )
         return slot
 
-    def _push(self, keys, seconds):
+    def _push(self, keys, seconds, owner):
         """free_at = max(free_at, now + seconds) for each key, in one upsert."""
-        values = ", ".join([f"(%s, {self._sql(NOW_SQL)} + %s)"] * len(keys))
+        values = ", ".join([f"(%s, {self._sql(NOW_SQL)} + %s, %s)"] * len(keys))
         sql = (
-            f'INSERT INTO {self.table} ("key", free_at) VALUES {values} ON CONFLICT ("key") DO UPDATE '
-            f"SET free_at = {self._sql(GREATEST)}({self.table}.free_at, excluded.free_at)"
+            f'INSERT INTO {self.table} ("key", free_at, owner) VALUES {values} ON CONFLICT ("key") DO UPDATE '
+            f"SET free_at = {self._sql(GREATEST)}({self.table}.free_at, excluded.free_at), owner = excluded.owner"
         )
         with connection.cursor() as cursor:
-            cursor.execute(sql, [p for key in keys for p in (key, float(seconds))])
+            cursor.execute(sql, [p for key in keys for p in (key, float(seconds), owner)])
 
-    def record(self, chat_id, chat_interval):
+    def record(self, chat_id, chat_interval, owner=""):
         """The message has arrived: the chat's next slot is measured from now at the earliest."""
-        self._push([self._chat(chat_id)], chat_interval)
+        self._push([self._chat(chat_id)], chat_interval, owner)
 
-    def hold(self, chat_id, seconds):
+    def hold(self, chat_id, seconds, owner=""):
         """Telegram's retry_after: nothing goes to the chat, or anywhere from this bot, before then."""
-        self._push([self.bot, self._chat(chat_id)], seconds)
+        self._push([self.bot, self._chat(chat_id)], seconds, owner)
 
 
-# KEYS: bot, chat. ARGV: bot interval, chat interval, max wait, horizon. The same rule as decide().
-RESERVE_LUA = """
+# Values are "<free_at> <owner>". KEYS: bot, chat. ARGV: bot interval, chat interval,
+# max wait, horizon, owner. The same rule as decide().
+LUA_HEAD = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
-local bot = tonumber(redis.call('GET', KEYS[1]) or '0')
-local chat = tonumber(redis.call('GET', KEYS[2]) or '0')
+local function read(key)
+  local value = redis.call('GET', key)
+  if not value then return 0, nil end
+  local at, owner = string.match(value, '^(%S+) ?(.*)$')
+  return tonumber(at), owner
+end
+local function write(key, at, owner)
+  redis.call('SET', key, string.format('%.6f %s', at, owner), 'PX', math.ceil((at - now + 60) * 1000))
+end
+"""
+RESERVE_LUA = (
+    LUA_HEAD
+    + """
 local horizon = tonumber(ARGV[4])
+local bot = read(KEYS[1])
+local chat, owner = read(KEYS[2])
 if bot > now + horizon then bot = now end
 if chat > now + horizon then chat = now end
-if chat > now then return {'chat', string.format('%.6f', chat - now)} end
+if chat > now then
+  return {owner == ARGV[5] and 'chat' or 'chat-elsewhere', string.format('%.6f', chat - now)}
+end
 local slot = math.max(now, bot)
 if slot - now > tonumber(ARGV[3]) then return {'bot', string.format('%.6f', slot - now)} end
-local bot_at = slot + tonumber(ARGV[1])
-local chat_at = slot + tonumber(ARGV[2])
-redis.call('SET', KEYS[1], string.format('%.6f', bot_at), 'PX', math.ceil((bot_at - now + 60) * 1000))
-redis.call('SET', KEYS[2], string.format('%.6f', chat_at), 'PX', math.ceil((chat_at - now + 60) * 1000))
+write(KEYS[1], slot + tonumber(ARGV[1]), ARGV[5])
+write(KEYS[2], slot + tonumber(ARGV[2]), ARGV[5])
 return {'ok', string.format('%.6f', slot - now)}
 """
-# KEYS: keys to push. ARGV: seconds. free_at = max(free_at, now + seconds).
-PUSH_LUA = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+)
+# KEYS: keys to push. ARGV: seconds, owner. free_at = max(free_at, now + seconds).
+PUSH_LUA = (
+    LUA_HEAD
+    + """
 for _, key in ipairs(KEYS) do
   local at = now + tonumber(ARGV[1])
-  local old = tonumber(redis.call('GET', key) or '0')
+  local old = read(key)
   if old > at and old <= now + 3600 then at = old end
-  redis.call('SET', key, string.format('%.6f', at), 'PX', math.ceil((at - now + 60) * 1000))
+  write(key, at, ARGV[2])
 end
 return 1
 """
+)
 
 
 class RedisPaceStore:
@@ -152,16 +174,18 @@ class RedisPaceStore:
     def _keys(self, chat_id):
         return f"lago:pace:{self.bot}", f"lago:pace:{self.bot}:{chat_id}"
 
-    def reserve(self, chat_id, bot_interval, chat_interval, max_wait):
-        answer, wait = self._reserve(keys=self._keys(chat_id), args=[bot_interval, chat_interval, max_wait, HORIZON_S])
+    def reserve(self, chat_id, bot_interval, chat_interval, max_wait, owner=""):
+        answer, wait = self._reserve(keys=self._keys(chat_id), args=[bot_interval, chat_interval, max_wait, HORIZON_S, owner])
         answer = answer.decode()
+        if answer == "chat-elsewhere":
+            return Slot(float(wait), "chat", mine=False)
         return Slot(float(wait), None if answer == "ok" else answer)
 
-    def record(self, chat_id, chat_interval):
-        self._push(keys=[self._keys(chat_id)[1]], args=[chat_interval])
+    def record(self, chat_id, chat_interval, owner=""):
+        self._push(keys=[self._keys(chat_id)[1]], args=[chat_interval, owner])
 
-    def hold(self, chat_id, seconds):
-        self._push(keys=list(self._keys(chat_id)), args=[seconds])
+    def hold(self, chat_id, seconds, owner=""):
+        self._push(keys=list(self._keys(chat_id)), args=[seconds, owner])
 
 
 def shared_store():

@@ -24,7 +24,7 @@ from django.utils import timezone
 from notifications import telegram
 from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
 from notifications.models import Notification
-from notifications.pacing import Pacer, make_pacer
+from notifications.pacing import ELSEWHERE, GO, Pacer, make_pacer
 from notifications.telegram import DeliveryError
 
 logger = logging.getLogger(__name__)
@@ -123,8 +123,11 @@ def _run(plan, limit):
         chat_id = min(plan, key=p.delay)
         if time.monotonic() + p.delay(chat_id) > deadline:
             break
-        if not p.wait(chat_id, until=deadline):
-            continue  # busy in another process: now known, pick again
+        turn = p.wait(chat_id, until=deadline)
+        if turn == ELSEWHERE:
+            del plan[chat_id]  # another process is sending to this chat: it is theirs this round
+        if turn != GO:
+            continue
         unit = plan[chat_id].popleft()
         if not plan[chat_id]:
             del plan[chat_id]

@@ -13,6 +13,8 @@ class SendPace(models.Model):
 
     key = models.CharField(max_length=64, primary_key=True)
     free_at = models.FloatField(default=0.0)
+    # The pacer that reserved the slot: a chat busy for another process is left to it.
+    owner = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
         verbose_name = "send pace"

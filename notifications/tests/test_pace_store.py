@@ -3,7 +3,7 @@
 import pytest
 
 from notifications.pace_store import OrmPaceStore, RedisPaceStore
-from notifications.pacing import SharedPacer
+from notifications.pacing import ELSEWHERE, GO, LATER, SharedPacer
 from tests.reliability.helpers import RedisServer, redis_server_binary
 
 pytestmark = pytest.mark.django_db
@@ -63,11 +63,20 @@ def test_nothing_is_reserved_beyond_the_deadline(store):
 
 def test_two_processes_share_the_chat_and_the_bot(store):
     a, b = SharedPacer(25, store=store), SharedPacer(25, store=store)
-    assert a.wait(7) is True
+    assert a.wait(7) == GO
     a.record(7)
     assert b.delay(7) == 0  # b has not heard of it yet ...
-    assert b.wait(7) is False  # ... the store tells it
+    assert b.wait(7) == ELSEWHERE  # ... the store tells it: a holds the chat
     assert 1.0 < b.delay(7) <= CHAT
     a.hold_chat(8, 3)
-    assert b.wait(9, until=b.clock() + 1) is False  # the bot is held: no slot within b's deadline
+    assert b.wait(9, until=b.clock() + 1) == LATER  # the bot is held: no slot within b's deadline
     assert 2.9 < b.delay(9) <= 3
+
+
+def test_a_process_waits_for_a_chat_it_holds_itself(store):
+    a = SharedPacer(25, store=store)
+    assert a.wait(7) == GO
+    a.record(7)
+    a.chat_free_at.clear()  # forgotten locally (as tests do between ticks); the store still knows
+    assert a.wait(7) == LATER
+    assert a.wait(7) == GO  # after sleeping the learned delay
