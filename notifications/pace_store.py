@@ -78,20 +78,19 @@ class OrmPaceStore:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(lock, [self.bot])
             row = cursor.fetchone()
-            if row is None:
+            if row is None:  # the bot's first message: its row is created, then locked
                 SendPace.objects.bulk_create([SendPace(key=self.bot)], ignore_conflicts=True)
                 cursor.execute(lock, [self.bot])
                 row = cursor.fetchone()
             bot_free, now = row
-            chat = SendPace.objects.filter(key=self._chat(chat_id)).values_list("free_at", "owner")
-            chat_free, chat_owner = next(iter(chat), (0.0, owner))
+            cursor.execute(f'SELECT free_at, owner FROM {self.table} WHERE "key" = %s', [self._chat(chat_id)])
+            chat_free, chat_owner = cursor.fetchone() or (0.0, owner)
             slot, bot_at, chat_at = decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait, chat_owner == owner)
             if slot.busy is None:
-                SendPace.objects.bulk_create(
-                    [SendPace(key=self.bot, free_at=bot_at, owner=owner), SendPace(key=self._chat(chat_id), free_at=chat_at, owner=owner)],
-                    update_conflicts=True,
-                    unique_fields=["key"],
-                    update_fields=["free_at", "owner"],
+                cursor.execute(
+                    f'INSERT INTO {self.table} ("key", free_at, owner) VALUES (%s, %s, %s), (%s, %s, %s) '
+                    'ON CONFLICT ("key") DO UPDATE SET free_at = excluded.free_at, owner = excluded.owner',
+                    [self.bot, bot_at, owner, self._chat(chat_id), chat_at, owner],
                 )
         return slot
 
