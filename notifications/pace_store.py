@@ -15,9 +15,9 @@ the other one has already sent. Telegram's 429 holds the chat and the whole bot 
 retry_after seconds, for every process.
 """
 
+import importlib
 from dataclasses import dataclass
 
-import redis
 from django.conf import settings
 from django.db import connection, transaction
 
@@ -166,6 +166,9 @@ class RedisPaceStore:
 
     def __init__(self, bot, url):
         self.bot = bot
+        # Loaded only with Q_BROKER=redis, as django-q2 does: importing redis costs every
+        # process (manage.py status, the web) a quarter of a second on the ORM broker.
+        redis = importlib.import_module("redis")
         self.client = redis.Redis.from_url(url)
         self._reserve = self.client.register_script(RESERVE_LUA)
         self._push = self.client.register_script(PUSH_LUA)
