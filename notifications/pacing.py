@@ -6,11 +6,21 @@ window of our own send times (not a token bucket: a full bucket plus its refill
 would allow twice the rate inside one second) and a next-free slot per chat.
 
 Monotonic time: wall-clock jumps (NTP, time-machine in tests) must not stall or burst.
-One Pacer per process; several worker processes each pace themselves.
+A Pacer paces one process. A SharedPacer (TELEGRAM_SHARED_PACE, the default) also
+reserves every send in the broker's store (notifications/pace_store.py), so all
+processes of all clusters on one bot keep one pace together.
 """
 
 import time
+import uuid
 from collections import deque
+
+from notifications.pace_store import shared_store
+
+# A wait() with no deadline reserves no slot further ahead than this.
+MAX_RESERVE_AHEAD_S = 60.0
+# What wait() answers: send now; not yet (pick again); another process is sending to this chat.
+GO, LATER, ELSEWHERE = "go", "later", "elsewhere"
 
 # Arrival times at Telegram jitter by a few milliseconds; keep this much clear of each limit.
 MARGIN_S = 0.05
@@ -49,7 +59,57 @@ class Pacer:
         """Telegram said retry_after for this chat: nothing goes there before then."""
         self.chat_free_at[chat_id] = max(self.chat_free_at.get(chat_id, 0.0), self.clock() + seconds)
 
-    def wait(self, chat_id):
+    def wait(self, chat_id, until=None):
+        """Sleeps until a message to chat_id may go out; GO when it may go now (see SharedPacer)."""
         pause = self.delay(chat_id)
         if pause > 0:
             time.sleep(pause)
+        return GO
+
+
+class SharedPacer(Pacer):
+    """The process's own pacing, plus a slot reserved in the shared store before each send.
+
+    The bot's slots are spaced (1 + MARGIN_S) / max_per_second apart for all processes
+    together; a chat busy in another process answers how long it is busy, and the sender
+    picks another chat meanwhile (wait() answers LATER, or ELSEWHERE when another
+    process holds the chat). Sleeping happens after the reservation, outside any transaction.
+    """
+
+    def __init__(self, max_per_second, store=None, clock=time.monotonic):
+        super().__init__(max_per_second, clock=clock)
+        self.store = store or shared_store()
+        self.bot_interval = self.window / max(1, max_per_second)
+        self.bot_free_at = 0.0
+        self.owner = uuid.uuid4().hex
+
+    def delay(self, chat_id=None):
+        return max(super().delay(chat_id), self.bot_free_at - self.clock())
+
+    def wait(self, chat_id, until=None):
+        super().wait(chat_id)
+        ahead = MAX_RESERVE_AHEAD_S if until is None else max(0.0, until - self.clock())
+        slot = self.store.reserve(chat_id, self.bot_interval, self.chat_interval(chat_id), ahead, owner=self.owner)
+        if slot.busy == "chat":
+            self.chat_free_at[chat_id] = max(self.chat_free_at.get(chat_id, 0.0), self.clock() + slot.wait)
+            return LATER if slot.mine else ELSEWHERE
+        if slot.busy == "bot":
+            self.bot_free_at = max(self.bot_free_at, self.clock() + slot.wait)
+            return LATER
+        if slot.wait > 0:
+            time.sleep(slot.wait)
+        return GO
+
+    def record(self, chat_id):
+        super().record(chat_id)
+        self.store.record(chat_id, self.chat_interval(chat_id), owner=self.owner)
+
+    def hold_chat(self, chat_id, seconds):
+        """retry_after holds the chat and the whole bot, in every process."""
+        super().hold_chat(chat_id, seconds)
+        self.bot_free_at = max(self.bot_free_at, self.clock() + seconds)
+        self.store.hold(chat_id, seconds, owner=self.owner)
+
+
+def make_pacer(max_per_second, shared):
+    return SharedPacer(max_per_second) if shared else Pacer(max_per_second)

@@ -24,7 +24,7 @@ from django.utils import timezone, translation
 from notifications import quiet, telegram
 from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
 from notifications.models import Notification
-from notifications.pacing import Pacer
+from notifications.pacing import ELSEWHERE, GO, Pacer, make_pacer
 from notifications.telegram import DeliveryError
 
 logger = logging.getLogger(__name__)
@@ -34,6 +34,7 @@ class _State:
     """Per-process sender state, kept across process_queue() calls."""
 
     pacer: Pacer | None = None
+    pacer_config = None
     outage = False
 
 
@@ -44,8 +45,11 @@ def reset_state():
 
 
 def pacer() -> Pacer:
-    if _State.pacer is None or _State.pacer.max_per_second != settings.TELEGRAM_MAX_PER_SECOND:
-        _State.pacer = Pacer(settings.TELEGRAM_MAX_PER_SECOND)
+    names = ("TELEGRAM_MAX_PER_SECOND", "TELEGRAM_SHARED_PACE", "Q_BROKER", "REDIS_URL", "TELEGRAM_BOT_TOKEN")
+    config = tuple(getattr(settings, name) for name in names)
+    if _State.pacer is None or _State.pacer_config != config:
+        _State.pacer = make_pacer(settings.TELEGRAM_MAX_PER_SECOND, shared=settings.TELEGRAM_SHARED_PACE)
+        _State.pacer_config = config
     return _State.pacer
 
 
@@ -118,7 +122,13 @@ def _run(plan, limit):
     p = pacer()
     while plan and messages < limit and time.monotonic() < deadline:
         chat_id = min(plan, key=p.delay)
-        p.wait(chat_id)
+        if time.monotonic() + p.delay(chat_id) > deadline:
+            break
+        turn = p.wait(chat_id, until=deadline)
+        if turn == ELSEWHERE:
+            del plan[chat_id]  # another process is sending to this chat: it is theirs this round
+        if turn != GO:
+            continue
         unit = plan[chat_id].popleft()
         if not plan[chat_id]:
             del plan[chat_id]
@@ -144,7 +154,7 @@ class Outcome:
 
 def _deliver(unit) -> Outcome:
     now = timezone.now()
-    rows = [n for n in (Notification.objects.claim(pk, now, settings.NOTIFY_CLAIM_LEASE_S) for pk in unit.pks) if n]
+    rows = Notification.objects.claim_many(unit.pks, now, settings.NOTIFY_CLAIM_LEASE_S)
     if not rows:
         return Outcome()
     try:
@@ -165,9 +175,7 @@ def _deliver(unit) -> Outcome:
         for n in rows:
             n.mark_failed(f"unexpected error: {exc!r}"[:500])
         return Outcome(attempted=1)
-    sent_at = timezone.now()
-    for n in rows:
-        n.mark_sent(message_id, sent_at)
+    Notification.objects.settle_sent(rows, message_id, timezone.now())
     logger.debug("notifications: sent %s to chat %s", [n.pk for n in rows], rows[0].chat.chat_id)
     return Outcome(attempted=1, delivered=len(rows))
 

@@ -6,6 +6,7 @@ One module per concern; every public name is importable from here as before the 
 from notifications.fan_out_sql import FAN_OUT_BATCH
 from notifications.models.chats import MUTED_FOREVER, WELCOME_TEXT, TelegramChat, TelegramChatQuerySet
 from notifications.models.outbox import BACKOFF, MAX_ATTEMPTS, NO_PRICE_KEY, Notification, NotificationQuerySet
+from notifications.models.pace import SendPace
 from notifications.models.subscriptions import Subscription
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "WELCOME_TEXT",
     "Notification",
     "NotificationQuerySet",
+    "SendPace",
     "Subscription",
     "TelegramChat",
     "TelegramChatQuerySet",

@@ -68,16 +68,24 @@ class NotificationQuerySet(models.QuerySet):
         return insert_ignoring_conflicts(db, Notification._meta.db_table, columns, rows)
 
     def claim(self, pk, now, lease_seconds):
-        """Takes one due row for sending, or returns None if another worker has it.
+        """Takes one due row for sending, or returns None if another worker has it (see claim_many)."""
+        rows = self.claim_many([pk], now, lease_seconds)
+        return rows[0] if rows else None
 
-        The claim counts as an attempt and hides the row for the lease: if this process
-        dies before recording the outcome, the row is due again when the lease ends.
+    def claim_many(self, pks, now, lease_seconds):
+        """Takes the due rows among `pks` for sending, in `pks` order; rows another worker has are left out.
+
+        One UPDATE claims them all under one fresh claim token (and one SELECT loads what
+        was claimed): a digest of N rows costs two statements, not 2N. The claim counts as
+        an attempt and hides each row for the lease: if this process dies before recording
+        the outcome, the rows are due again when the lease ends. On PostgreSQL rows another
+        worker is claiming right now are skipped, not waited for (FOR UPDATE SKIP LOCKED).
         """
         token = uuid.uuid4().hex
-        candidate = self.filter(pk=pk, status=Notification.Status.PENDING, next_attempt_at__lte=now)
+        candidate = self.filter(pk__in=pks, status=Notification.Status.PENDING, next_attempt_at__lte=now)
         with transaction.atomic():
-            if connection.features.has_select_for_update_skip_locked and not candidate.select_for_update(skip_locked=True).exists():
-                return None
+            if connection.features.has_select_for_update_skip_locked:
+                candidate = self.filter(pk__in=candidate.select_for_update(skip_locked=True).values("pk"))
             claimed = candidate.update(
                 attempts=F("attempts") + 1,
                 next_attempt_at=now + timedelta(seconds=lease_seconds),
@@ -85,8 +93,23 @@ class NotificationQuerySet(models.QuerySet):
                 claim_token=token,
             )
         if not claimed:
-            return None
-        return self.select_related("chat", "ad", "keyword").get(pk=pk)
+            return []
+        order = {pk: i for i, pk in enumerate(pks)}
+        rows = self.select_related("chat", "ad", "keyword").filter(pk__in=pks, claim_token=token)
+        return sorted(rows, key=lambda n: order[n.pk])
+
+    def settle_sent(self, rows, message_id, now):
+        """Marks claimed rows sent in one UPDATE (only those still held under their claim token)."""
+        pks = [n.pk for n in rows]
+        tokens = {n.claim_token for n in rows}
+        fields = dict(status=Notification.Status.SENT, last_error="", sent_at=now, message_id=message_id)
+        updated = self.filter(pk__in=pks, claim_token__in=tokens).update(**fields)
+        for n in rows:
+            for name, value in fields.items():
+                setattr(n, name, value)
+        if updated < len(rows):
+            logger.warning("notifications: %d of notifications %s were reclaimed before being recorded as sent", len(rows) - updated, pks)
+        return updated
 
     def expire_exhausted(self, now):
         """Rows whose every attempt was claimed but never answered (the sender died mid-send)."""

@@ -1,0 +1,139 @@
+"""Issue 16: two senders on one bot keep one pace together, on each broker's store.
+
+Two sender processes (each `process_queue()` in a loop, as two clusters' ticks would)
+drain one outbox of 360 messages to 120 chats at the same moment. The fake Bot API
+enforces Telegram's limits — 30 messages in any second overall, one per second per
+chat — and answers 429 with retry_after beyond them. Each process alone paces at
+TELEGRAM_MAX_PER_SECOND=25, so without a shared pace the two together send up to
+50/s and meet 429s (the control test shows the scenario does); with the shared pace
+(the default) they meet none, and every notification goes out exactly once.
+"""
+
+import os
+import subprocess
+import time
+from decimal import Decimal
+
+import pytest
+from django.conf import settings
+
+from notifications.models import Notification, TelegramChat
+from tests.processes import PYTHON, child_env
+from tests.reliability.helpers import RedisServer, redis_server_binary
+from tracker.models import Ad
+
+pytestmark = [
+    pytest.mark.reliability,
+    pytest.mark.postgres,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.timeout(180),
+]
+
+CHATS, PER_CHAT = 120, 3
+ROWS = CHATS * PER_CHAT
+SENDERS = 2
+SEND_LOOP = """
+import os, time
+from notifications.models import Notification
+from notifications.sender import process_queue
+time.sleep(max(0.0, float(os.environ["PACE_START_AT"]) - time.time()))
+deadline = time.monotonic() + 90
+while Notification.objects.filter(status="pending").exists() and time.monotonic() < deadline:
+    if not process_queue():
+        time.sleep(0.2)
+"""
+
+
+@pytest.fixture(params=["orm", "redis"])
+def broker(request):
+    """The broker env for the senders; the redis variant runs its own redis-server."""
+    if request.param == "orm":
+        yield {"Q_BROKER": "orm"}
+        return
+    if redis_server_binary() is None:
+        if os.environ.get("CI"):
+            pytest.fail("redis-server is missing but CI is set: .ci/run installs it (apt-get install redis-server)")
+        pytest.skip("redis-server is not installed (apt-get install redis-server); CI runs this variant")
+    server = RedisServer().start()
+    yield {"Q_BROKER": "redis", "REDIS_URL": server.url}
+    server.stop()
+
+
+def _seed():
+    chats = TelegramChat.objects.bulk_create(TelegramChat(chat_id=70_000 + i, status=TelegramChat.Status.ACTIVE) for i in range(CHATS))
+    ads = Ad.objects.bulk_create(
+        Ad(
+            source="willhaben",
+            external_id=str(900_000 + i),
+            title=f"Paced ad {i}",
+            price=Decimal(100 + i),
+            url=f"https://example.invalid/{i}",
+        )
+        for i in range(ROWS)
+    )
+    # Chat-major: each chat's rows are due together, so both senders want the same chats at once.
+    Notification.objects.bulk_create(
+        Notification(chat=chats[i // PER_CHAT], ad=ad, kind=Notification.Kind.NEW, price=ad.price) for i, ad in enumerate(ads)
+    )
+
+
+def _send_concurrently(telegram, **env):
+    env = child_env(
+        TELEGRAM_BOT_TOKEN=telegram.token,
+        TELEGRAM_API_BASE_URL=telegram.base_url,
+        TELEGRAM_MAX_PER_SECOND=25,
+        SECRET_KEY=settings.SECRET_KEY,
+        LOG_LEVEL="WARNING",
+        PACE_START_AT=time.time() + 8,  # both are up by then: they start sending together
+        **env,
+    )
+    procs = [
+        subprocess.Popen(
+            [PYTHON, "manage.py", "shell", "-c", SEND_LOOP],
+            env=env,
+            cwd=settings.BASE_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for _ in range(SENDERS)
+    ]
+    for proc in procs:
+        out = proc.communicate(timeout=150)[0]
+        assert proc.returncode == 0, out[-3000:]
+    sends = [m["at"] for m in telegram.messages]
+    return len(sends) / (max(sends) - min(sends)) if len(sends) > 1 else 0.0
+
+
+def _per_notification(telegram):
+    counts = {}
+    for m in telegram.messages:
+        counts[(m["chat_id"], m["text"] or m["caption"])] = counts.get((m["chat_id"], m["text"] or m["caption"]), 0) + 1
+    return counts
+
+
+def test_two_senders_share_one_pace_and_meet_no_429(broker, telegram, report):
+    telegram.rate_limit(overall=30, per_chat=1)
+    _seed()
+    rate = _send_concurrently(telegram, **broker)
+
+    assert telegram.count_429 == 0, f"{telegram.count_429} × 429 with the shared pace"
+    per_notification = _per_notification(telegram)
+    assert len(per_notification) == ROWS, f"{len(per_notification)} of {ROWS} notifications arrived"
+    assert set(per_notification.values()) == {1}, "a notification was sent twice"
+    assert set(Notification.objects.values_list("status", flat=True)) == {"sent"}
+    report(
+        broker=broker["Q_BROKER"], senders=SENDERS, messages=len(telegram.messages), http_429=telegram.count_429, msgs_per_s=round(rate, 1)
+    )
+
+
+@pytest.mark.parametrize("broker", ["orm"], indirect=True)
+def test_control_the_same_senders_pacing_each_process_alone_meet_429s(broker, telegram, report):
+    """Without the shared pace the scenario above is over Telegram's limits: the test has teeth."""
+    telegram.rate_limit(overall=30, per_chat=1)
+    _seed()
+    _send_concurrently(telegram, TELEGRAM_SHARED_PACE=False, **broker)
+
+    assert telegram.count_429 > 0
+    assert set(_per_notification(telegram).values()) == {1}  # 429s are retried, never duplicated
+    report(broker=broker["Q_BROKER"], shared_pace=False, http_429=telegram.count_429)
