@@ -9,10 +9,9 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
-from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from lib.badges import badge
 from notifications.admin import KeywordSubscriptionInline
@@ -83,18 +82,7 @@ admin.site.unregister(Keyword)
 @admin.register(Keyword)
 class KeywordAdmin(tracker_admin.KeywordAdmin):
     form = KeywordForm
-    list_display = [
-        "query",
-        "source",
-        "interval",
-        "is_active",
-        "last_run",
-        "next_run_at",
-        "ads_total",
-        "ads_found_24h",
-        "subscribers",
-        "alert",
-    ]
+    list_display = ["keyword", "last_run", "next_run", "ads_found", "subscribers"]
     list_filter = ["source", "is_active", LastStatusFilter, tracker_admin.AlertFilter]
     inlines = [KeywordSubscriptionInline]
     actions = ["run_now", *tracker_admin.KeywordAdmin.actions]
@@ -109,24 +97,29 @@ class KeywordAdmin(tracker_admin.KeywordAdmin):
                 last_started_at=Subquery(latest.values("started_at")[:1]),
                 last_ads_seen=Subquery(latest.values("ads_seen")[:1]),
                 last_ads_new=Subquery(latest.values("ads_new")[:1]),
+                last_run_error=Subquery(latest.values("error")[:1]),
                 n_subscribers=tracker_admin.subquery_count(Subscription, keyword=OuterRef("pk")),
             )
         )
 
-    @admin.display(description="last run", ordering="last_started_at")
+    @admin.display(description=gettext_lazy("last run"), ordering="last_started_at")
     def last_run(self, obj):
+        """Status badge, start time, then its error or the ads seen / new."""
         if obj.last_status is None:
-            return mark_safe('<span class="lago-muted">never</span>')
-        when = date_format(timezone.localtime(obj.last_started_at), "SHORT_DATETIME_FORMAT")
+            return format_html('<span class="lago-muted">{}</span>', _("never"))
+        counts = obj.last_run_error or _("%(seen)s seen / %(new)s new") % {"seen": obj.last_ads_seen, "new": obj.last_ads_new}
         return format_html(
-            '{} <span class="lago-muted">{} · {} seen / {} new</span>', badge(obj.last_status), when, obj.last_ads_seen, obj.last_ads_new
+            '{}<br>{}<br><span class="lago-muted">{}</span>',
+            badge(obj.last_status),
+            tracker_admin.short_datetime(obj.last_started_at),
+            counts,
         )
 
     def save_model(self, request, obj, form, change):
         obj.fill_default_name(registry.get_handler(obj.source)().describe)
         super().save_model(request, obj, form, change)
 
-    @admin.display(description="subscribers", ordering="n_subscribers")
+    @admin.display(description=gettext_lazy("subscribers"), ordering="n_subscribers")
     def subscribers(self, obj):
         return obj.n_subscribers
 
