@@ -1,13 +1,14 @@
 """The Keyword admin as scraping sees it: last run, *Run now*, subscribers, the source's own validation.
 
+The keyword's own page (Run now button, last runs, ads found) is scraping.admin_keyword_page.
+
 Registered over tracker's KeywordAdmin (scraping is the higher layer and knows runs, claims and subscriptions).
 """
 
 from importlib import import_module
 
 from django import forms
-from django.contrib import admin, messages
-from django.db import transaction
+from django.contrib import admin
 from django.db.models import OuterRef, Subquery
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
@@ -16,11 +17,10 @@ from django.utils.translation import gettext_lazy
 from lib.badges import badge
 from notifications.admin import KeywordSubscriptionInline
 from notifications.models import Subscription
-from scraping.claims import claim_keyword_now
+from scraping.admin_keyword_page import KeywordPageMixin
 from scraping.errors import BadQuery
 from scraping.models import ScrapeRun
 from scraping.sources import registry
-from scraping.tick import enqueue_scrape
 from tracker import admin as tracker_admin
 from tracker.models import Keyword
 
@@ -80,7 +80,7 @@ admin.site.unregister(Keyword)
 
 
 @admin.register(Keyword)
-class KeywordAdmin(tracker_admin.KeywordAdmin):
+class KeywordAdmin(KeywordPageMixin, tracker_admin.KeywordAdmin):
     form = KeywordForm
     list_display = ["keyword", "last_run", "next_run", "ads_found", "subscribers"]
     list_filter = ["source", "is_active", LastStatusFilter, tracker_admin.AlertFilter]
@@ -123,12 +123,7 @@ class KeywordAdmin(tracker_admin.KeywordAdmin):
     def subscribers(self, obj):
         return obj.n_subscribers
 
-    @admin.action(description="Run now (enqueue a scrape)", permissions=["change"])
+    @admin.action(description=gettext_lazy("Run now (enqueue a scrape)"), permissions=["change"])
     def run_now(self, request, queryset):
         for keyword in queryset:
-            run, skip = claim_keyword_now(keyword)
-            if run is None:
-                self.message_user(request, f"“{keyword}” not started: {skip.reason} ({skip.detail}).", messages.WARNING)
-                continue
-            transaction.on_commit(lambda run=run: enqueue_scrape(run))
-            self.message_user(request, f"“{keyword}” enqueued as scrape run {run.pk}.", messages.SUCCESS)
+            self.start_run(request, keyword)

@@ -98,8 +98,12 @@ def test_keyword_list_fits_1366_and_pages_are_german(installation, live_server, 
     assert all(pixels <= 0 for pixels in sticking_out.values()), f"the keyword list needs a horizontal scroll: {sticking_out}"
 
     page.goto(f"{live_server.url}/admin/tracker/keyword/{keywords[1].pk}/change/")
-    shoot(page, shots, "3-keyword-page")
     assert page.get_attribute("input[name=_save]", "value") == "Sichern"
+    assert page.locator("table.lago-runs tr").count() == 2  # the header and its one run
+    page.click("form.lago-run-now button")
+    page.wait_for_selector(".messagelist")
+    assert ScrapeRun.objects.filter(keyword=keywords[1]).count() == 2
+    shoot(page, shots, "3-keyword-page")
     page.goto(f"{live_server.url}/admin/tracker/ad/{ad.pk}/change/")
     shoot(page, shots, "4-ad-page")
     assert GERMAN_DATE.search(page.inner_text("body"))
