@@ -22,8 +22,17 @@ ARGS = [
 ]
 
 
+@pytest.fixture(scope="session")
+def live_server_sessions_ended(django_db_setup, django_db_blocker):
+    """At the end of the session (before the test database is dropped), not after each test:
+    the session-wide live server serves the next browser test with the same threads."""
+    yield
+    with django_db_blocker.unblock():
+        end_live_server_sessions()
+
+
 @pytest.fixture
-def chromium(monkeypatch):
+def chromium(monkeypatch, live_server_sessions_ended):
     """A launched browser; pages come from chromium.new_page(viewport=...)."""
     if not os.path.exists(CHROMIUM):
         if os.environ.get("CI"):
@@ -36,7 +45,6 @@ def chromium(monkeypatch):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield browser
         browser.close()
-    end_live_server_sessions()
 
 
 @pytest.fixture
