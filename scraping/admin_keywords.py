@@ -1,27 +1,25 @@
 """The Keyword admin as scraping sees it: last run, *Run now*, subscribers, the source's own validation.
 
+The keyword's own page (Run now button, last runs, ads found) is scraping.admin_keyword_page.
+
 Registered over tracker's KeywordAdmin (scraping is the higher layer and knows runs, claims and subscriptions).
 """
 
 from importlib import import_module
 
 from django import forms
-from django.contrib import admin, messages
-from django.db import transaction
+from django.contrib import admin
 from django.db.models import OuterRef, Subquery
-from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from lib.badges import badge
 from notifications.admin import KeywordSubscriptionInline
 from notifications.models import Subscription
-from scraping.claims import claim_keyword_now
+from scraping.admin_keyword_page import KeywordPageMixin
 from scraping.errors import BadQuery
 from scraping.models import ScrapeRun
 from scraping.sources import registry
-from scraping.tick import enqueue_scrape
 from tracker import admin as tracker_admin
 from tracker.models import Keyword
 
@@ -81,20 +79,9 @@ admin.site.unregister(Keyword)
 
 
 @admin.register(Keyword)
-class KeywordAdmin(tracker_admin.KeywordAdmin):
+class KeywordAdmin(KeywordPageMixin, tracker_admin.KeywordAdmin):
     form = KeywordForm
-    list_display = [
-        "query",
-        "source",
-        "interval",
-        "is_active",
-        "last_run",
-        "next_run_at",
-        "ads_total",
-        "ads_found_24h",
-        "subscribers",
-        "alert",
-    ]
+    list_display = ["keyword", "last_run", "next_run", "ads_found", "subscribers"]
     list_filter = ["source", "is_active", LastStatusFilter, tracker_admin.AlertFilter]
     inlines = [KeywordSubscriptionInline]
     actions = ["run_now", *tracker_admin.KeywordAdmin.actions]
@@ -109,18 +96,24 @@ class KeywordAdmin(tracker_admin.KeywordAdmin):
                 last_started_at=Subquery(latest.values("started_at")[:1]),
                 last_ads_seen=Subquery(latest.values("ads_seen")[:1]),
                 last_ads_new=Subquery(latest.values("ads_new")[:1]),
+                last_run_error=Subquery(latest.values("error")[:1]),
                 n_subscribers=tracker_admin.subquery_count(Subscription, keyword=OuterRef("pk")),
             )
         )
 
     @admin.display(description=_("last run"), ordering="last_started_at")
     def last_run(self, obj):
+        """Status badge, start time, then its error or the ads seen / new."""
         if obj.last_status is None:
             return format_html('<span class="lago-muted">{}</span>', _("never"))
-        when = date_format(timezone.localtime(obj.last_started_at), "SHORT_DATETIME_FORMAT")
-        counts = _("%(seen)s seen / %(new)s new") % {"seen": obj.last_ads_seen, "new": obj.last_ads_new}
         label = ScrapeRun.Status(obj.last_status).label if obj.last_status in ScrapeRun.Status.values else obj.last_status
-        return format_html('{} <span class="lago-muted">{} · {}</span>', badge(obj.last_status, label), when, counts)
+        counts = obj.last_run_error or _("%(seen)s seen / %(new)s new") % {"seen": obj.last_ads_seen, "new": obj.last_ads_new}
+        return format_html(
+            '{}<br>{}<br><span class="lago-muted">{}</span>',
+            badge(obj.last_status, label),
+            tracker_admin.short_datetime(obj.last_started_at),
+            counts,
+        )
 
     def save_model(self, request, obj, form, change):
         obj.fill_default_name(registry.get_handler(obj.source)().describe)
@@ -133,16 +126,4 @@ class KeywordAdmin(tracker_admin.KeywordAdmin):
     @admin.action(description=_("Run now (enqueue a scrape)"), permissions=["change"])
     def run_now(self, request, queryset):
         for keyword in queryset:
-            run, skip = claim_keyword_now(keyword)
-            if run is None:
-                text = _("“%(keyword)s” not started: %(reason)s (%(detail)s).") % {
-                    "keyword": keyword,
-                    "reason": skip.reason,
-                    "detail": skip.detail,
-                }
-                self.message_user(request, text, messages.WARNING)
-                continue
-            transaction.on_commit(lambda run=run: enqueue_scrape(run))
-            self.message_user(
-                request, _("“%(keyword)s” enqueued as scrape run %(run)s.") % {"keyword": keyword, "run": run.pk}, messages.SUCCESS
-            )
+            self.start_run(request, keyword)

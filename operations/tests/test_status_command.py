@@ -1,6 +1,7 @@
 """`manage.py status`: the table, --json, --check, and exit codes usable as container healthchecks."""
 
 import json
+import textwrap
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -144,3 +145,21 @@ def test_table_gives_no_grace_to_a_scheduler_that_never_ran(db, clock):
     code, out, _ = run_status()
     assert code == 1
     assert "UNHEALTHY (scheduler_never_ran)" in out
+
+
+def test_table_shows_long_keyword_names_in_full(db, clock):
+    """Names were cut at 28 characters: every pasted-URL keyword read "https://www.willhaben.at/iad" (issue 18)."""
+    from tests.factories import make_keyword
+
+    short = make_keyword(name="Lego Technic · bis € 450")
+    long = make_keyword(name="Mietwohnungen Wien 1., 2., 3., 7., 8. und 9. Bezirk · 2–3 Zimmer · bis € 1.100")
+    out = run_status()[1]
+    table = out[out.index("Keywords:") : out.index("Ads:")]
+    assert short.name in table
+    lines = table.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.lstrip().startswith(f"{long.pk} "))
+    pieces = textwrap.wrap(long.name, 40)
+    assert len(pieces) == 2
+    for offset, piece in enumerate(pieces):
+        assert piece in lines[first + offset]
+    assert all(len(line) < 160 for line in lines)

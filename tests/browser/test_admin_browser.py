@@ -1,13 +1,7 @@
-"""The operator's admin in a real headless Chromium (Debian's package, driven by Playwright).
-
-Screenshots go to a temporary folder (printed; kept with LAGO_SCREENSHOTS=<dir>).
-Skips when Chromium is absent outside CI; in CI (CI set) its absence is a failure.
-"""
+"""The operator's admin in a real headless Chromium (fixtures in conftest.py)."""
 
 import datetime as dt
-import os
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -16,58 +10,7 @@ from scraping.models import ScrapeRun
 from tests.factories import make_ad, make_keyword
 from tracker.models import KeywordAd, PriceChange
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def browser_page(monkeypatch):
-    if not os.path.exists(CHROMIUM):
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing in CI: .ci/run installs Debian's chromium package")
-        pytest.skip(f"{CHROMIUM} not found: apt-get install chromium (CI installs it and fails without it)")
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
-    # Playwright's sync API keeps an event loop running in this thread; Django's ORM calls here stay plain sync code.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        yield page
-        browser.close()
-    end_live_server_sessions()
-
-
-def end_live_server_sessions():
-    """The session-wide live server answers keep-alive connections in threads that
-    close their database connection only when the socket closes, which may be after
-    pytest drops the test database ("being accessed by other users"). End them here."""
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-
-
-@pytest.fixture
-def shots(tmp_path):
-    folder = Path(os.environ.get("LAGO_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    yield folder
-    print(f"screenshots in {folder}: {sorted(p.name for p in folder.glob('*.png'))}")
 
 
 @pytest.fixture

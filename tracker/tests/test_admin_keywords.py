@@ -25,17 +25,29 @@ def act(client, action, *keywords, **extra):
 
 def test_list_shows_last_run_badge_counts_and_alert(admin_client):
     kw = make_keyword(query="rtx 3080", zero_result_alert_at=timezone.now())
-    ScrapeRun.objects.create(keyword=kw, source="willhaben", status="failed", ads_seen=7, ads_new=2)
+    ScrapeRun.objects.create(keyword=kw, source="willhaben", status="done", ads_seen=7, ads_new=2)
     KeywordAd.objects.create(keyword=kw, ad=make_ad())
     KeywordAd.objects.create(keyword=kw, ad=make_ad(), found_at=timezone.now() - dt.timedelta(days=2))
     make_subscription(keyword=kw)
     row = admin_client.get(CHANGELIST).content.decode()
-    assert '<span class="lago-badge lago-red">failed</span>' in row
+    assert '<span class="lago-badge lago-green">done</span>' in row
     assert "7 seen / 2 new" in row
-    assert '<td class="field-ads_total">2</td>' in row
-    assert '<td class="field-ads_found_24h">1</td>' in row
+    assert f'<a href="/admin/tracker/ad/?keywords__id__exact={kw.pk}">2</a>' in row
+    assert "+1 in 24 h" in row
     assert '<td class="field-subscribers">1</td>' in row
     assert "zero results since" in row
+
+
+def test_list_fits_a_laptop_in_five_columns(admin_client):
+    """Name, source, interval, pause and alert share one column; ads found in all and in 24 h another (issue 18)."""
+    kw = make_keyword(name="Mietwohnungen Wien · bis € 1.100", query="wohnung", interval_minutes=15, is_active=False)
+    ScrapeRun.objects.create(keyword=kw, source="willhaben", status="failed", error="bad_response")
+    response = admin_client.get(CHANGELIST)
+    assert response.context["cl"].list_display == ["action_checkbox", "keyword", "last_run", "next_run", "ads_found", "subscribers"]
+    row = response.content.decode()
+    assert '<span class="lago-kw-name">Mietwohnungen Wien · bis € 1.100</span>' in row
+    assert "willhaben · every 15 min · paused" in row
+    assert '<span class="lago-badge lago-red">failed</span>' in row and "bad_response" in row
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ and ignores scraping: a restart does not fix a ban.
 
 import json
 import sys
+import textwrap
 import urllib.error
 import urllib.request
 
@@ -28,6 +29,7 @@ from operations.stats import collect_stats
 
 DEFAULT_WEB_URL = "http://127.0.0.1:8000/health?check=web"
 EXIT_CODES = {"ok": 0, "unhealthy": 1, "degraded": 2}
+NAME_WIDTH = 40
 
 
 def _when(moment):
@@ -118,12 +120,17 @@ class Command(BaseCommand):
     def write_stats(self, stats, now, verbosity):
         self.stdout.write("")
         self.stdout.write(f"Keywords: {stats['active_keywords']} active of {stats['keywords']}")
-        row = "  {:>4}  {:<28} {:>5}  {:<10} {:<20} {:>9}  {:<20} {}"
-        self.stdout.write(row.format("id", "keyword", "every", "last run", "when", "seen/new", "next run", "alerts"))
-        for k in stats["keyword_runs"]:
-            if not k["is_active"] and verbosity < 2:
-                continue
-            self.stdout.write(row.format(*self.keyword_cells(k, now)))
+        shown = [k for k in stats["keyword_runs"] if k["is_active"] or verbosity >= 2]
+        # The name column is as wide as the longest name up to NAME_WIDTH; longer names wrap onto more lines.
+        width = min(max([len("keyword"), *(len(k["name"]) for k in shown)]), NAME_WIDTH)
+        row = "  {:>4}  {:<" + str(width) + "} {:>5}  {:<10} {:<20} {:>9}  {:<20} {}"
+        self.stdout.write(row.format("id", "keyword", "every", "last run", "when", "seen/new", "next run", "alerts").rstrip())
+        for k in shown:
+            cells = self.keyword_cells(k, now)
+            first, *more = textwrap.wrap(cells[1], width) or [""]
+            self.stdout.write(row.format(cells[0], first, *cells[2:]).rstrip())
+            for line in more:
+                self.stdout.write(f"  {'':>4}  {line}")
         self.stdout.write("")
         self.stdout.write(
             f"Ads: {stats['ads_indexed']} indexed, {stats['ads_new_24h']} new and {stats['price_drops_24h']} price drops in 24 h"
@@ -154,7 +161,7 @@ class Command(BaseCommand):
         seen = f"{run['ads_seen']}/{run['ads_new']}" if run else "-"
         return (
             k["id"],
-            k["name"][:28],
+            k["name"],
             f"{k['interval_minutes']}m",
             status,
             _when(run.get("started_at")),

@@ -1,0 +1,116 @@
+"""The keyword's own admin page: a *Run now* button, its last runs and the ads it found.
+
+A mixin for scraping.admin_keywords.KeywordAdmin. Self-contained: one URL (POST only), two
+read-only fields in their own fieldset, and the button in templates/admin/tracker/keyword/change_form.html.
+"""
+
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from lib.badges import badge
+from scraping.claims import claim_keyword_now
+from scraping.models import ScrapeRun
+from scraping.tick import enqueue_scrape
+from tracker import admin as tracker_admin
+
+RECENT_RUNS = 10
+
+
+class KeywordPageMixin:
+    run_fieldset = (gettext_lazy("Runs and ads"), {"fields": ["recent_runs", "ads_found_total"]})
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = list(super().get_fieldsets(request, obj))
+        return fieldsets if obj is None else [*fieldsets, self.run_fieldset]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [*super().get_readonly_fields(request, obj), "recent_runs", "ads_found_total"]
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.run_now_view)
+        return [path("<path:object_id>/run-now/", view, name=self.url_name("run_now")), *super().get_urls()]
+
+    def url_name(self, view):
+        return f"{self.opts.app_label}_{self.opts.model_name}_{view}"
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = extra_context or {}
+        obj = self.get_object(request, unquote(object_id))
+        if obj is not None and self.has_change_permission(request, obj):
+            extra_context["run_now_url"] = reverse(f"admin:{self.url_name('run_now')}", args=[obj.pk])
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def run_now_view(self, request, object_id):
+        """POST (with CSRF, checked by admin_view's middleware): claim and enqueue one run, back to the page."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        keyword = self.get_object(request, unquote(object_id))
+        if keyword is None:
+            raise Http404(_("No keyword with id %(id)s.") % {"id": object_id})
+        if not self.has_change_permission(request, keyword):
+            raise PermissionDenied
+        self.start_run(request, keyword)
+        return HttpResponseRedirect(reverse(f"admin:{self.url_name('change')}", args=[keyword.pk]))
+
+    def start_run(self, request, keyword):
+        """Claims a run like a scheduled one (same skip rules), enqueued after commit; tells the operator."""
+        run, skip = claim_keyword_now(keyword)
+        if run is None:
+            message = _("“%(keyword)s” not started: %(reason)s (%(detail)s).")
+            self.message_user(request, message % {"keyword": keyword, "reason": skip.reason, "detail": skip.detail}, messages.WARNING)
+            return
+        transaction.on_commit(lambda: enqueue_scrape(run))
+        message = _("“%(keyword)s” enqueued as scrape run %(run)s.")
+        self.message_user(request, message % {"keyword": keyword, "run": run.pk}, messages.SUCCESS)
+
+    @admin.display(description=gettext_lazy("last runs"))
+    def recent_runs(self, obj):
+        """The last runs (one bounded query on scraperun_keyword_idx), each linked to its run page."""
+        if obj is None or obj.pk is None:
+            return ""
+        runs = list(ScrapeRun.objects.filter(keyword=obj).order_by("-started_at", "-id")[:RECENT_RUNS])
+        if not runs:
+            return format_html('<span class="lago-muted">{}</span>', _("never ran"))
+        head = format_html(
+            "<tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
+            _("started"),
+            _("kind"),
+            _("status"),
+            _("ads seen / new"),
+            _("error"),
+        )
+        rows = format_html_join(
+            "",
+            '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{} / {}</td><td>{}</td></tr>',
+            (
+                (
+                    reverse("admin:scraping_scraperun_change", args=[run.pk]),
+                    tracker_admin.short_datetime(run.started_at),
+                    run.get_kind_display(),
+                    badge(run.status),
+                    run.ads_seen,
+                    run.ads_new,
+                    run.error,
+                )
+                for run in runs
+            ),
+        )
+        everything = reverse("admin:scraping_scraperun_changelist") + f"?keyword__id__exact={obj.pk}"
+        return format_html(
+            '<table class="lago-runs">{}{}</table><p><a href="{}">{}</a></p>', head, rows, everything, _("all runs of this keyword")
+        )
+
+    @admin.display(description=gettext_lazy("ads found"))
+    def ads_found_total(self, obj):
+        if obj is None or obj.pk is None:
+            return ""
+        count = obj.matches.count()  # COUNT(*) over keywordad_found_idx
+        url = reverse("admin:tracker_ad_changelist") + f"?keywords__id__exact={obj.pk}"
+        return format_html('<a href="{}">{}</a>', url, _("%(count)s ads: show them in the ad list") % {"count": count})

@@ -1,0 +1,124 @@
+"""The keyword's page: a *Run now* button (POST, CSRF, change permission), its last runs and the ads it found."""
+
+import datetime as dt
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+from django_q.models import OrmQ
+
+from scraping.models import ScrapeRun
+from tests.factories import make_ad, make_keyword
+from tracker.models import KeywordAd
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def page_url(kw):
+    return reverse("admin:tracker_keyword_change", args=[kw.pk])
+
+
+def run_now_url(kw):
+    return reverse("admin:tracker_keyword_run_now", args=[kw.pk])
+
+
+def test_page_has_a_run_now_button_posting_with_csrf(admin_client):
+    kw = make_keyword()
+    html = admin_client.get(page_url(kw)).content.decode()
+    form = html[html.index('<form method="post" action="' + run_now_url(kw)) :]
+    form = form[: form.index("</form>")]
+    assert 'name="csrfmiddlewaretoken"' in form and "Run now" in form
+
+
+def test_run_now_button_starts_a_run_and_comes_back_with_a_message(admin_client):
+    kw = make_keyword(next_run_at=timezone.now() + dt.timedelta(hours=1))
+    response = admin_client.post(run_now_url(kw))
+    assert response.status_code == 302 and response.url == page_url(kw)
+    run = ScrapeRun.objects.get(keyword=kw)
+    assert run.status == ScrapeRun.Status.RUNNING
+    assert OrmQ.objects.count() == 1
+    assert f"enqueued as scrape run {run.pk}" in admin_client.get(response.url).content.decode()
+
+
+def test_run_now_button_while_running_says_why_not(admin_client):
+    kw = make_keyword()
+    ScrapeRun.objects.create(keyword=kw, source="willhaben")
+    response = admin_client.post(run_now_url(kw), follow=True)
+    assert "not started: already_running" in response.content.decode()
+    assert OrmQ.objects.count() == 0
+
+
+def test_run_now_needs_post_and_a_csrf_token(admin_user):
+    kw = make_keyword()
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(admin_user)
+    assert client.get(run_now_url(kw)).status_code == 405
+    assert client.post(run_now_url(kw)).status_code == 403
+    assert not ScrapeRun.objects.exists()
+
+
+def test_run_now_needs_the_change_permission(django_user_model):
+    viewer = django_user_model.objects.create_user("viewer", password="x", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_keyword"))
+    client = Client()
+    client.force_login(viewer)
+    kw = make_keyword()
+    assert client.get(page_url(kw)).status_code == 200
+    assert run_now_url(kw) not in client.get(page_url(kw)).content.decode()
+    assert client.post(run_now_url(kw)).status_code == 403
+    assert not ScrapeRun.objects.exists()
+
+
+def test_page_lists_the_last_ten_runs_linked_to_their_pages(admin_client):
+    kw = make_keyword()
+    now = timezone.now()
+    runs = [
+        ScrapeRun.objects.create(
+            keyword=kw, source="willhaben", status="failed", error=f"err_{i}", started_at=now - dt.timedelta(minutes=i), ads_seen=30
+        )
+        for i in range(12)
+    ]
+    html = admin_client.get(page_url(kw)).content.decode()
+    for run in runs[:10]:
+        assert reverse("admin:scraping_scraperun_change", args=[run.pk]) in html and f">{run.error}<" in html
+    for run in runs[10:]:
+        assert f">{run.error}<" not in html
+    assert '<span class="lago-badge lago-red">failed</span>' in html and "30 / 0" in html
+    assert reverse("admin:scraping_scraperun_changelist") + f"?keyword__id__exact={kw.pk}" in html
+
+
+def test_page_counts_the_ads_found_and_links_to_them(admin_client):
+    kw = make_keyword()
+    for _ in range(3):
+        KeywordAd.objects.create(keyword=kw, ad=make_ad())
+    KeywordAd.objects.create(keyword=make_keyword(), ad=make_ad())
+    html = admin_client.get(page_url(kw)).content.decode()
+    link = reverse("admin:tracker_ad_changelist") + f"?keywords__id__exact={kw.pk}"
+    assert f'<a href="{link}">3 ads' in html
+    listed = admin_client.get(link)
+    assert listed.status_code == 200 and len(listed.context["cl"].result_list) == 3
+
+
+def test_page_queries_do_not_grow_with_runs(admin_client):
+    kw = make_keyword()
+
+    def queries():
+        with CaptureQueriesContext(connection) as ctx:
+            assert admin_client.get(page_url(kw)).status_code == 200
+        return len(ctx)
+
+    ScrapeRun.objects.create(keyword=kw, source="willhaben", status="done")
+    queries()  # the first request of a session also writes it
+    few = queries()
+    for i in range(30):
+        ScrapeRun.objects.create(keyword=kw, source="willhaben", status="done", started_at=timezone.now() - dt.timedelta(hours=i + 1))
+    assert queries() == few
+
+
+def test_add_page_has_no_run_section(admin_client):
+    html = admin_client.get(reverse("admin:tracker_keyword_add")).content.decode()
+    assert "last runs" not in html and "run-now" not in html
