@@ -161,9 +161,11 @@ class AdAdmin(MachineWrittenAdmin):
     list_display = ["thumbnail", "title_link", "price_change", "location", "published_at", "keyword_names"]
     list_display_links = None
     list_filter = [("keywords", admin.RelatedFieldListFilter), "source", PriceRangeFilter, NewTodayFilter, DroppedInPriceFilter, GoneFilter]
-    search_fields = ["title", "=external_id"]
-    # With 100,000 ads a second unfiltered COUNT(*) per page is wasted work.
+    # Searched by get_search_results below (title words; a number may also be an id).
+    search_fields = ["title"]
     show_full_result_count = False
+    # 300,000 ads in six months: the planner's estimate instead of a COUNT(*) per page (PostgreSQL).
+    paginator = EstimatedCountPaginator
     readonly_fields = ["price_history", *[f.name for f in Ad._meta.fields if f.name != "id"]]
     fieldsets = [
         (None, {"fields": ["title", "url", "price", "currency", "location", "postcode", "image_url"]}),
@@ -182,11 +184,16 @@ class AdAdmin(MachineWrittenAdmin):
         )
 
     def get_search_results(self, request, queryset, search_term):
-        """A number may also be our own id."""
-        term = search_term.strip()
-        if term.isascii() and term.isdigit() and len(term) <= 18:
-            return queryset.filter(Q(pk=int(term)) | Q(external_id=term) | Q(title__icontains=term)), False
-        return super().get_search_results(request, queryset, search_term)
+        """Every word in the title (`icontains`: the trigram index ad_title_trgm_idx serves it on
+        PostgreSQL); a number may also be our id or the marketplace's. No `iexact` on external_id
+        as Django's "=external_id" would write: UPPER(external_id) has no index, and one
+        unindexed branch of the OR turns the search into a scan of every ad."""
+        for term in search_term.split():
+            match = Q(title__icontains=term)
+            if term.isascii() and term.isdigit() and len(term) <= 18:
+                match |= Q(pk=int(term)) | Q(external_id=term)
+            queryset = queryset.filter(match)
+        return queryset, False
 
     @admin.display(description="")
     def thumbnail(self, obj):
