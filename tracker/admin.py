@@ -2,7 +2,7 @@ from datetime import timedelta
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.template.response import TemplateResponse
 from django.utils import timezone
@@ -10,6 +10,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from lib.admin_lists import BigTableAdmin
 from lib.badges import badge
 from lib.money import euro, format_price
 from lib.paginator import EstimatedCountPaginator
@@ -156,16 +157,35 @@ class MachineWrittenAdmin(admin.ModelAdmin):
         return False
 
 
+class AdSourceFilter(admin.SimpleListFilter):
+    """The keywords' sources (a few hundred rows), not a field filter's SELECT DISTINCT over every ad."""
+
+    title = "source"
+    parameter_name = "source"
+
+    def lookups(self, request, model_admin):
+        # The chosen one too: a filter without choices is not applied (and an ad may outlive its keyword).
+        sources = set(Keyword.objects.order_by().values_list("source", flat=True).distinct()) | {self.value()} - {None}
+        return [(s, s) for s in sorted(sources)]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(source=self.value()) if self.value() else queryset
+
+
 @admin.register(Ad)
-class AdAdmin(MachineWrittenAdmin):
+class AdAdmin(BigTableAdmin, MachineWrittenAdmin):
     list_display = ["thumbnail", "title_link", "price_change", "location", "published_at", "keyword_names"]
     list_display_links = None
-    list_filter = [("keywords", admin.RelatedFieldListFilter), "source", PriceRangeFilter, NewTodayFilter, DroppedInPriceFilter, GoneFilter]
+    list_filter = [
+        ("keywords", admin.RelatedFieldListFilter),
+        AdSourceFilter,
+        PriceRangeFilter,
+        NewTodayFilter,
+        DroppedInPriceFilter,
+        GoneFilter,
+    ]
     # Searched by get_search_results below (title words; a number may also be an id).
     search_fields = ["title"]
-    show_full_result_count = False
-    # 300,000 ads in six months: the planner's estimate instead of a COUNT(*) per page (PostgreSQL).
-    paginator = EstimatedCountPaginator
     readonly_fields = ["price_history", *[f.name for f in Ad._meta.fields if f.name != "id"]]
     fieldsets = [
         (None, {"fields": ["title", "url", "price", "currency", "location", "postcode", "image_url"]}),
@@ -179,7 +199,9 @@ class AdAdmin(MachineWrittenAdmin):
         return (
             super()
             .get_queryset(request)
-            .annotate(has_changes=Exists(first), first_price=Subquery(first.values("old_price")[:1]))
+            # No Exists(…) beside it: PostgreSQL ran that as a hashed subplan over every price change
+            # (0.6 s at 200,000); without changes first_price is NULL, which says the same.
+            .annotate(first_price=Subquery(first.values("old_price")[:1]))
             .prefetch_related("keywords")
         )
 
@@ -214,7 +236,7 @@ class AdAdmin(MachineWrittenAdmin):
     def price_change(self, obj):
         if obj.price is None:
             return format_html('<span class="lago-muted">{}</span>', format_price(None))
-        if not obj.has_changes or obj.first_price is None or obj.first_price == obj.price:
+        if obj.first_price is None or obj.first_price == obj.price:
             return format_price(obj.price)
         delta = obj.price - obj.first_price
         css, sign = ("lago-down", "−") if delta < 0 else ("lago-up", "+")
