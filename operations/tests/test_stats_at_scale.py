@@ -5,6 +5,7 @@ and say so, the dashboard's problem runs read the status index."""
 import re
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -12,6 +13,7 @@ from operations import stats as stats_module
 from operations.dashboard import dashboard_context
 from operations.stats import collect_stats
 from operations.tests.conftest import ago
+from scraping.models import ScrapeRun
 from tests.factories import make_keyword
 
 pytestmark = pytest.mark.django_db
@@ -71,3 +73,33 @@ def test_problem_runs_read_the_status_index_one_status_at_a_time(seeded):
         dashboard_context()
     run_queries = [q["sql"] for q in queries.captured_queries if 'FROM "scraping_scraperun"' in q["sql"] and "IN (" in q["sql"]]
     assert [sql for sql in run_queries if "'failed'" in sql and "'skipped'" in sql] == []
+
+
+@pytest.fixture
+def big_window(monkeypatch):
+    """Every window counts as big: the run figures are cached."""
+    monkeypatch.setattr(stats_module, "EXACT_BELOW", 0)
+    cache.delete(stats_module.RUN_WINDOW_CACHE_KEY)
+    yield
+    cache.delete(stats_module.RUN_WINDOW_CACHE_KEY)
+
+
+def add_failed_run(keyword):
+    ScrapeRun.objects.create(keyword=keyword, source="willhaben", status="failed", started_at=ago(minutes=1), finished_at=ago(minutes=1))
+
+
+def test_small_windows_are_read_every_time(seeded):
+    before = collect_stats()["runs_24h"]["failed"]
+    add_failed_run(seeded.fresh)
+    assert collect_stats()["runs_24h"]["failed"] == before + 1
+
+
+def test_a_big_window_is_read_once_per_half_minute(seeded, big_window, clock):
+    before = collect_stats()
+    add_failed_run(seeded.fresh)
+    with CaptureQueriesContext(connection) as queries:
+        again = collect_stats()
+    assert again["runs_24h"] == before["runs_24h"] and again["skips_24h"] == before["skips_24h"]
+    assert not [q for q in queries.captured_queries if "GROUP BY" in q["sql"] and "scraping_scraperun" in q["sql"]]
+    clock.shift(31)
+    assert collect_stats()["runs_24h"]["failed"] == before["runs_24h"]["failed"] + 1
