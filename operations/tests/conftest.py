@@ -27,6 +27,18 @@ def clock():
         yield traveller
 
 
+@pytest.fixture(autouse=True)
+def no_cached_run_window():
+    """operations.stats keeps a big window's run figures in the cache for 30 s: never across tests."""
+    from django.core.cache import cache
+
+    from operations.stats import RUN_WINDOW_CACHE_KEY
+
+    cache.delete(RUN_WINDOW_CACHE_KEY)
+    yield
+    cache.delete(RUN_WINDOW_CACHE_KEY)
+
+
 @pytest.fixture
 def started_long_ago(monkeypatch):
     """This process has been up for a day: the first-tick grace period is over."""
