@@ -1,19 +1,30 @@
-"""Months of history: how the history pages and retention behave as the tables grow.
+"""Six months of history: every page and operation on an empty and on a seeded database (issue 16).
 
-    .venv/bin/python bench/history.py [--months 6] [--scale 0.005]
+    DATABASE_URL=postgres://… .venv/bin/python bench/history.py [--months 6] [--full]
 
-A REDUCED version of issue 16's bench: it seeds a fraction (`--scale`) of a realistic
-installation's history (300 keywords every 5 minutes: 13M scrape runs and 1M notifications
-in six months; 300k ads, 200k price changes), measures the p50 of a few pages on the
-empty and on the seeded database, then runs retention (`scraping.retention.prune`) and
-reports what it deleted, how long that took and, on PostgreSQL, the size of the history
-tables before and after. Not measured yet: /stats, /metrics, the dashboard, `status`,
-the tick and process_queue, and db_mb_per_month.
+PostgreSQL only (the seed is server-side `generate_series`, see bench/history_seed.py).
+Measures the p50 of /health, /stats, /metrics, the admin dashboard, the keyword, ad
+(plain and with a title search), price-change, scrape-run (plain and failed-only) and
+notification changelists (Django's test Client, logged in as a superuser), `status --json`,
+one tick with 50 due keywords and one `process_queue()` with 1,000 due rows (fake Bot API,
+pacing lifted: the figure is our cost, not Telegram's 30/s), first on the empty database,
+then on the seeded one.
+
+What is seeded: with default retention (RETENTION_RUNS_DAYS=30, RETENTION_NOTIFICATIONS_DAYS=90)
+a six-month database holds 30 days of scrape runs and 90 days of notifications, so that is
+what is seeded (2.6M runs, 500k notifications), plus `--months` of ads, keyword-ad links and
+price changes. `--full` seeds every run and notification of the whole period instead (13M
+runs; ~15 min on 2 cores) and lets retention delete the expired ones.
+
+db_mb_per_month: after retention, the runs and notifications tables stay at their window's
+size; what keeps growing is ads, keyword-ad links and price changes (tables and indexes), so
+their size divided by `--months` is the growth per month.
 
 Last line: one JSON object.
 """
 
 import argparse
+import io
 import json
 import statistics
 import sys
@@ -25,142 +36,254 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import setup_django  # noqa: E402
 
 REPEAT = 5
+DUE_KEYWORDS, DUE_ROWS = 50, 1000
 PAGES = {
     "health": "/health",
+    "stats": "/stats",
+    "metrics": "/metrics",
+    "dashboard": "/admin/",
+    "keyword_changelist": "/admin/tracker/keyword/",
+    "ad_changelist": "/admin/tracker/ad/",
+    "ad_search": "/admin/tracker/ad/?q=Canyon+Rennrad",
+    "pricechange_changelist": "/admin/tracker/pricechange/",
     "runs_changelist": "/admin/scraping/scraperun/",
     "runs_failed_changelist": "/admin/scraping/scraperun/?status__exact=failed",
     "notification_changelist": "/admin/notifications/notification/",
-    "pricechange_changelist": "/admin/tracker/pricechange/",
 }
+GROWING = ["tracker_ad", "tracker_keywordad", "tracker_pricechange"]
+BOUNDED = ["scraping_scraperun", "notifications_notification"]
 
 
-def p50_ms(client, url):
+def p50_ms(action, prepare=None, repeat=REPEAT):
     times = []
-    for _ in range(REPEAT):
+    for _ in range(repeat):
+        if prepare:
+            prepare()
         start = time.perf_counter()
-        response = client.get(url)
+        action()
         times.append((time.perf_counter() - start) * 1000)
-        assert response.status_code in (200, 503), (url, response.status_code)
     return round(statistics.median(times), 1)
 
 
-def measure(client):
-    return {name: p50_ms(client, url) for name, url in PAGES.items()}
+def get(client, url):
+    def action():
+        response = client.get(url)
+        assert response.status_code in (200, 503), (url, response.status_code)
+
+    return action
 
 
-def seed(months, scale):
+def status_json():
+    from django.core.management import call_command
+
+    try:
+        call_command("status", "--json", stdout=io.StringIO())
+    except SystemExit:
+        pass  # degraded/unhealthy exit codes: the report was still built
+
+
+def make_due(keyword_ids):
+    """The tick's input: `keyword_ids` due now, no run of theirs running, an empty task queue."""
+
+    def prepare():
+        from django.utils import timezone
+        from django_q.models import OrmQ
+
+        from scraping.models import ScrapeRun
+        from tracker.models import Keyword
+
+        now = timezone.now()
+        ScrapeRun.objects.filter(status="running").update(status="done", finished_at=now)
+        Keyword.objects.exclude(pk__in=keyword_ids).update(next_run_at=now + timedelta(hours=1), next_sweep_at=now + timedelta(days=1))
+        Keyword.objects.filter(pk__in=keyword_ids).update(next_run_at=now - timedelta(minutes=1), next_sweep_at=now + timedelta(days=1))
+        OrmQ.objects.all().delete()
+
+    return prepare
+
+
+def tick_once():
+    from scraping.tick import tick
+
+    claimed = tick()["claimed"]
+    assert claimed == DUE_KEYWORDS, claimed
+
+
+def queue_rows(ads):
+    """The sender's input: DUE_ROWS pending rows due now, 50 for each of 20 chats.
+
+    Fresh chats each time: the pacer keeps each chat's one-message-per-second slot in
+    process memory, and the repetitions come faster than that.
+    """
+    counter = [0]
+
+    def prepare():
+        from decimal import Decimal
+
+        from notifications.models import Notification, TelegramChat
+
+        counter[0] += 1
+        base = 30_000 + 100 * counter[0]
+        chats = TelegramChat.objects.bulk_create(TelegramChat(chat_id=base + i, status="active") for i in range(20))
+        Notification.objects.bulk_create(
+            Notification(chat=chats[i % len(chats)], ad=ads[i % len(ads)], kind="new", price=Decimal(i)) for i in range(DUE_ROWS)
+        )
+
+    return prepare
+
+
+def process_queue_once():
+    from notifications.sender import process_queue
+
+    assert process_queue() > 0
+
+
+def operations(fixtures):
+    """p50 of status --json, the tick and the sender, on the data `fixtures` names."""
+    return {
+        "status_json": p50_ms(status_json),
+        "tick_50_due": p50_ms(tick_once, make_due(fixtures["due_keywords"])),
+        "process_queue_1000": p50_ms(process_queue_once, queue_rows(fixtures["ads"]), repeat=3),
+    }
+
+
+def measure(client, fixtures):
+    from tracker.models import Heartbeat
+
+    Heartbeat.beat("scheduler", detail="bench")  # /health answers 200, as in production
+    Heartbeat.beat("bot", detail="bench")
+    figures = {name: p50_ms(get(client, url)) for name, url in PAGES.items()}
+    return {**figures, **operations(fixtures)}
+
+
+def empty_fixtures():
+    """The least the operations need on an empty database: 50 keywords and 1,000 ads."""
     from decimal import Decimal
 
-    from django.utils import timezone
+    from tracker.models import Ad, Keyword
 
-    from notifications.models import Notification, TelegramChat
-    from scraping.models import ScrapeRun
-    from tracker.models import Ad, Keyword, PriceChange
-
-    now = timezone.now()
-    span = timedelta(days=30 * months)
-    n_runs = int(13_000_000 * months / 6 * scale)
-    n_notes = int(1_000_000 * months / 6 * scale)
-    n_ads = max(100, int(300_000 * scale))
-    n_changes = int(200_000 * months / 6 * scale)
-    keywords = Keyword.objects.bulk_create(Keyword(query=f"bench {i}") for i in range(30))
-    chats = TelegramChat.objects.bulk_create(TelegramChat(chat_id=10_000 + i, status="active") for i in range(20))
+    keywords = Keyword.objects.bulk_create(Keyword(name=f"empty {i}", query=f"empty {i}") for i in range(DUE_KEYWORDS))
     ads = Ad.objects.bulk_create(
-        Ad(source="willhaben", external_id=str(i), title=f"Bench ad {i}", price=Decimal(100), url=f"https://example.invalid/{i}")
-        for i in range(n_ads)
+        Ad(source="willhaben", external_id=f"e{i}", title=f"Empty {i}", price=Decimal(1), url=f"https://example.invalid/{i}")
+        for i in range(DUE_ROWS)
     )
-    statuses = ["done"] * 90 + ["failed"] * 5 + ["skipped"] * 5
-    batch = 5000
-    for start in range(0, n_runs, batch):
-        ScrapeRun.objects.bulk_create(
-            ScrapeRun(
-                keyword=keywords[i % len(keywords)],
-                source="willhaben",
-                status=statuses[i % len(statuses)],
-                started_at=now - span * (i / n_runs),
-                finished_at=now - span * (i / n_runs),
-            )
-            for i in range(start, min(n_runs, start + batch))
-        )
-    for start in range(0, n_notes, batch):
-        Notification.objects.bulk_create(
-            Notification(
-                chat=chats[i % len(chats)],
-                ad=ads[i % len(ads)],
-                kind="new",
-                price=Decimal(1 + i // len(ads)),  # (ad, price) unique: no outbox conflict
-                status="sent" if i % 50 else "dead",
-                created_at=now - span * (i / n_notes),
-            )
-            for i in range(start, min(n_notes, start + batch))
-        )
-    PriceChange.objects.bulk_create(
-        PriceChange(ad=ads[i % len(ads)], old_price=100, new_price=90, seen_at=now - span * (i / max(1, n_changes)))
-        for i in range(n_changes)
-    )
-    return {"scrape_runs": n_runs, "notifications": n_notes, "ads": n_ads, "price_changes": n_changes}
+    return {"due_keywords": [k.pk for k in keywords], "ads": ads}
 
 
-def history_mb():
+def drop_empty_fixtures():
+    from django_q.models import OrmQ
+
+    from notifications.models import TelegramChat
+    from scraping.models import ScrapeRun
+    from tracker.models import Ad, Keyword
+
+    ScrapeRun.objects.all().delete()
+    OrmQ.objects.all().delete()
+    TelegramChat.objects.all().delete()  # cascades to their notifications
+    Ad.objects.all().delete()
+    Keyword.objects.all().delete()
+
+
+def big_fixtures():
+    from tracker.models import Ad, Keyword
+
+    return {
+        "due_keywords": list(Keyword.objects.order_by("pk").values_list("pk", flat=True)[:DUE_KEYWORDS]),
+        "ads": list(Ad.objects.order_by("pk")[:DUE_ROWS]),
+    }
+
+
+def table_mb(tables):
     from django.db import connection
 
-    if connection.vendor != "postgresql":
-        return None
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT sum(pg_total_relation_size(c)) FROM unnest(ARRAY['scraping_scraperun', 'notifications_notification']::regclass[]) c"
-        )
+        cursor.execute("SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest(%s::text[]) t", [tables])
         return round(int(cursor.fetchone()[0]) / 1e6, 1)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--months", type=int, default=6)
-    parser.add_argument("--scale", type=float, default=0.005, help="fraction of the issue's row counts (1 = 13M runs at 6 months)")
+    parser.add_argument("--scale", type=float, default=1.0, help="fraction of the row counts (quick trials only)")
+    parser.add_argument("--full", action="store_true", help="seed every run and notification of the period, then apply retention")
     args = parser.parse_args()
-    engine = setup_django(HEALTHCHECK_SCHEDULER_STALE_S=10**9)
 
+    from tests.fakes.telegram import FakeTelegram
+    from tests.fakes.willhaben import FakeWillhaben
+
+    telegram, willhaben = FakeTelegram().start(), FakeWillhaben().start()
+    engine = setup_django(
+        HEALTHCHECK_SCHEDULER_STALE_S=10**9,
+        HEALTHCHECK_BOT_STALE_S=10**9,
+        TELEGRAM_BOT_TOKEN=telegram.token,
+        TELEGRAM_API_BASE_URL=telegram.base_url,
+        TELEGRAM_MAX_PER_SECOND=10_000,
+        WILLHABEN_BASE_URL=willhaben.base_url,
+        SCHEDULER_CLAIM_LIMIT=1000,
+        STATS_TOKEN="",
+    )
+    if engine != "postgresql":
+        sys.exit("bench/history.py seeds with generate_series: set DATABASE_URL to a PostgreSQL server")
+    try:
+        run(args)
+    finally:
+        telegram.stop()
+        willhaben.stop()
+
+
+def run(args):
+    import history_seed
+    from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
+    from django.utils import timezone
 
     from scraping import retention
 
     get_user_model().objects.create_superuser("bench", password="bench-pass-123")
     client = Client(HTTP_HOST="localhost")
     client.login(username="bench", password="bench-pass-123")
-    empty = measure(client)
+
+    empty = measure(client, empty_fixtures())
+    print(f"empty: {empty}", flush=True)
+    drop_empty_fixtures()
+    days = 30 * args.months
+    run_days = days if args.full else min(days, settings.RETENTION_RUNS_DAYS)
+    note_days = days if args.full else min(days, settings.RETENTION_NOTIFICATIONS_DAYS)
+    plan = history_seed.Plan.make(args.months, run_days, note_days, args.scale)
+    print(f"seeding {plan.as_dict()}", flush=True)
     t0 = time.perf_counter()
-    rows = seed(args.months, args.scale)
-    print(f"database: {engine}; seeded {rows} in {time.perf_counter() - t0:.1f} s", flush=True)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
-    big = measure(client)
-    mb_before = history_mb()
+    rows = history_seed.seed(connection, plan, timezone.now())
+    seed_s = round(time.perf_counter() - t0, 1)
     t0 = time.perf_counter()
-    result = retention.prune()
-    prune_s = round(time.perf_counter() - t0, 2)
-    mb_after = history_mb()
-    pages = {name: {"empty_ms": empty[name], "big_ms": big[name]} for name in PAGES}
+    pruned = retention.prune().counts
+    prune_s = round(time.perf_counter() - t0, 1)
+    print(f"retention deleted {pruned} in {prune_s} s", flush=True)
+    big = measure(client, big_fixtures())
+
+    growing_mb, bounded_mb = table_mb(GROWING), table_mb(BOUNDED)
+    pages = {name: {"empty_ms": empty[name], "big_ms": big[name]} for name in empty}
     for name, figures in pages.items():
         print(f"  {name:26} empty {figures['empty_ms']:8.1f} ms   big {figures['big_ms']:8.1f} ms")
-    print(f"  retention deleted {result.counts} in {prune_s} s; history tables {mb_before} MB -> {mb_after} MB (PostgreSQL only)")
+    print(f"  ads + links + price changes {growing_mb} MB over {args.months} months; runs + notifications (bounded) {bounded_mb} MB")
     print(
         json.dumps(
             {
                 "bench": "history",
-                "database": engine,
+                "database": "postgresql",
                 "months": args.months,
+                "full": args.full,
                 "scale": args.scale,
-                "rows": rows,
+                "seeded": rows,
+                "seed_s": seed_s,
+                "pruned": pruned,
+                "prune_s": prune_s,
                 "pages": pages,
                 "worst_big_ms": max(f["big_ms"] for f in pages.values()),
                 "worst_ratio": round(max(f["big_ms"] / max(f["empty_ms"], 0.1) for f in pages.values()), 2),
-                "prune_s": prune_s,
-                "pruned": result.counts,
-                "history_mb_before_prune": mb_before,
-                "history_mb_after_prune": mb_after,
+                "growing_tables_mb": growing_mb,
+                "bounded_tables_mb": bounded_mb,
+                "db_mb_per_month": round(growing_mb / args.months, 1),
             }
         )
     )

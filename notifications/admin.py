@@ -4,8 +4,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from lib.admin_lists import BigTableAdmin
 from lib.badges import badge
-from lib.paginator import EstimatedCountPaginator
 from notifications.models import Notification, Subscription, TelegramChat
 
 
@@ -95,7 +95,7 @@ class SubscriptionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Notification)
-class NotificationAdmin(admin.ModelAdmin):
+class NotificationAdmin(BigTableAdmin):
     """The outbox: what waits, what failed and why; retry or cancel by hand."""
 
     list_display = ["id", "kind", "chat", "ad", "price", "status_badge", "attempts", "next_attempt_at", "short_error", "sent_at"]
@@ -106,8 +106,6 @@ class NotificationAdmin(admin.ModelAdmin):
     # Read-only, without the sender's claim bookkeeping; retry and cancel are the actions.
     fields = readonly_fields = [f.name for f in Notification._meta.fields if f.name not in {"id", "claim_token", "claimed_at"}]
     actions = ["retry_now", "cancel"]
-    show_full_result_count = False
-    paginator = EstimatedCountPaginator
 
     def has_add_permission(self, request):
         return False

@@ -36,8 +36,14 @@ def _runs_24h(stats, since):
     ]
 
 
-def _recent_problems():
-    runs = ScrapeRun.objects.filter(status__in=PROBLEM_STATUSES).select_related("keyword").order_by("-started_at", "-id")[:10]
+def _recent_problems(limit=10):
+    """The newest failed, banned or skipped runs: one query per status, each the newest `limit` rows of
+    scraperun_status_idx (status, started_at). One `status IN (…)` query sorts every problem run of the
+    retained history (hundreds of thousands at six months) to keep ten."""
+    newest = []
+    for status in PROBLEM_STATUSES:
+        newest += ScrapeRun.objects.filter(status=status).select_related("keyword").order_by("-started_at", "-id")[:limit]
+    runs = sorted(newest, key=lambda run: (run.started_at, run.pk), reverse=True)[:limit]
     return [{"run": run, "url": reverse("admin:scraping_scraperun_change", args=[run.pk])} for run in runs]
 
 
@@ -60,7 +66,8 @@ def dashboard_context(now=None):
         "alerts_url": changelist("keyword", "tracker", alert="yes"),
         "problem_runs": _recent_problems(),
         "problem_runs_url": changelist("scraperun", "scraping", status__in=",".join(PROBLEM_STATUSES)),
-        "ads": {k: stats[k] for k in ("ads_indexed", "ads_new_24h", "price_drops_24h")},
+        # "~": the planner's estimate (operations.stats.cheap_count), not a count.
+        "ads": {k: f"~{stats[k]}" if k in stats["estimated"] else stats[k] for k in ("ads_indexed", "ads_new_24h", "price_drops_24h")},
     }
 
 

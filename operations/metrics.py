@@ -66,12 +66,19 @@ def _stats_families(stats):
     yield _gauge("lago_keywords_active", "Active keywords.", stats["active_keywords"])
     yield _gauge("lago_keywords_overdue", "Active keywords past 2 x interval + 60 s.", len(stats["overdue_keywords"]))
     yield _gauge("lago_zero_result_alerts_open", "Keywords with an open zero-result alert.", len(stats["zero_result_alerts"]))
-    yield _gauge("lago_ads_indexed", "Ads stored.", stats["ads_indexed"])
+    yield _gauge("lago_ads_indexed", "Ads stored (PostgreSQL: the planner's estimate from 10,000 rows).", stats["ads_indexed"])
     yield _gauge("lago_ads_new_24h", "Ads first seen in the last 24 h.", stats["ads_new_24h"])
     yield _gauge("lago_price_drops_24h", "Price drops seen in the last 24 h.", stats["price_drops_24h"])
-    yield CounterMetricFamily("lago_notifications_sent", "Notifications sent (all time).", value=stats["notifications_sent"])
+    yield CounterMetricFamily(
+        "lago_notifications_sent",
+        "Notifications sent and still stored (retention deletes them after RETENTION_NOTIFICATIONS_DAYS; "
+        "PostgreSQL: the planner's estimate from 10,000 rows).",
+        value=stats["notifications_sent"],
+    )
     statuses = {s: stats[f"notifications_{s}"] for s in ("pending", "dead", "cancelled")}
-    yield _labelled_gauge("lago_notifications", "Notifications not sent, by status.", "status", statuses)
+    yield _labelled_gauge(
+        "lago_notifications", "Notifications not sent, by status (cancelled: estimated from 10,000 rows on PostgreSQL).", "status", statuses
+    )
     yield _labelled_gauge("lago_scrape_runs_24h", "Scrape run rows started in the last 24 h, by status.", "status", stats["runs_24h"])
     yield _labelled_gauge("lago_scrape_skips_24h", "Skipped scrape windows in the last 24 h, by reason.", "reason", stats["skips_24h"])
     yield _labelled_gauge("lago_http_429_24h", "HTTP 429 responses recorded in the last 24 h, by peer.", "peer", stats["http_429_24h"])

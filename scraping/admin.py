@@ -4,8 +4,8 @@ from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from lib.admin_lists import BigTableAdmin
 from lib.badges import badge
-from lib.paginator import EstimatedCountPaginator
 
 # Registered for their side effect: the Keyword admin over tracker's, the allow-listed Schedule admin.
 from scraping import admin_keywords, admin_schedules  # noqa: F401
@@ -35,7 +35,7 @@ class SourceFilter(admin.SimpleListFilter):
 
 
 @admin.register(ScrapeRun)
-class ScrapeRunAdmin(admin.ModelAdmin):
+class ScrapeRunAdmin(BigTableAdmin):
     """Written by the scheduler and workers only: read-only here."""
 
     list_display = [
@@ -57,8 +57,6 @@ class ScrapeRunAdmin(admin.ModelAdmin):
     # every run (millions); the date links below are plain started_at ranges.
     list_filter = ["status", "kind", SourceFilter, "keyword", ("started_at", admin.DateFieldListFilter)]
     search_fields = ["keyword__query", "error", "detail"]
-    show_full_result_count = False
-    paginator = EstimatedCountPaginator
     fields = [
         "keyword",
         "source",

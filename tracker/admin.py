@@ -2,25 +2,23 @@ from datetime import timedelta
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from lib.badges import badge
-from lib.money import euro, format_price
-from lib.paginator import EstimatedCountPaginator
-from tracker.admin_activity import AdRelistAdmin, KeywordActivityAdmin
-from tracker.admin_filters import AlertFilter, DroppedInPriceFilter, GoneFilter, NewTodayFilter, PriceRangeFilter
-from tracker.charts import ad_price_points, price_chart_svg
-from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
-from tracker.relists import earlier_listings
+
+# The machine-written tables (ads, price changes, matches, heartbeats) register themselves there.
+from tracker import admin_ads  # noqa: F401
+from tracker.admin_activity import KeywordActivityAdmin
+from tracker.admin_filters import AlertFilter
+from tracker.models import Keyword, KeywordAd
 
 INTERVAL_MESSAGE = _("The interval must be at least 1 minute.")
 
@@ -41,29 +39,6 @@ def short_datetime(moment):
     same_day = local.date() == timezone.localdate()
     text = date_format(local, "TIME_FORMAT" if same_day else "SHORT_DATETIME_FORMAT")
     return format_html('<span class="lago-nowrap">{}</span>', text)
-
-
-class PriceChangeColumns:
-    """Old and new price in the one price format (lib.money.format_price)."""
-
-    @admin.display(description=_("old price"), ordering="old_price")
-    def old_price_shown(self, obj):
-        return format_price(obj.old_price)
-
-    @admin.display(description=_("new price"), ordering="new_price")
-    def new_price_shown(self, obj):
-        return format_price(obj.new_price)
-
-
-class PriceChangeInline(PriceChangeColumns, admin.TabularInline):
-    model = PriceChange
-    extra = 0
-    can_delete = False
-    fields = readonly_fields = ["old_price_shown", "new_price_shown", "seen_at"]
-    verbose_name_plural = _("price changes")
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 class KeywordForm(forms.ModelForm):
@@ -180,120 +155,3 @@ class KeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
             "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
         }
         return TemplateResponse(request, "admin/tracker/keyword/reset_cursor.html", context)
-
-
-class MachineWrittenAdmin(admin.ModelAdmin):
-    """Rows the scraper writes: operators look and may delete, never add or edit."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(Ad)
-class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
-    list_display = ["thumbnail", "title_link", "price_change", "location", "published_at", "keyword_names"]
-    list_display_links = None
-    list_filter = [("keywords", admin.RelatedFieldListFilter), "source", PriceRangeFilter, NewTodayFilter, DroppedInPriceFilter, GoneFilter]
-    search_fields = ["title", "=external_id"]
-    # With 100,000 ads a second unfiltered COUNT(*) per page is wasted work.
-    show_full_result_count = False
-    readonly_fields = ["price_history", "earlier_listing", "later_relists", *[f.name for f in Ad._meta.fields if f.name != "id"]]
-    fieldsets = [
-        (None, {"fields": ["title", "url", "price", "currency", "location", "postcode", "image_url"]}),
-        (_("Price history"), {"fields": ["price_history"]}),
-        (_("Listing"), {"fields": ["gone_at", "earlier_listing", "later_relists"]}),
-        (_("Record"), {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at"]}),
-    ]
-    inlines = [PriceChangeInline]
-
-    def get_queryset(self, request):
-        first = PriceChange.objects.filter(ad=OuterRef("pk")).order_by("seen_at", "id")
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(has_changes=Exists(first), first_price=Subquery(first.values("old_price")[:1]))
-            .prefetch_related("keywords")
-        )
-
-    def get_search_results(self, request, queryset, search_term):
-        """A number may also be our own id."""
-        term = search_term.strip()
-        if term.isascii() and term.isdigit() and len(term) <= 18:
-            return queryset.filter(Q(pk=int(term)) | Q(external_id=term) | Q(title__icontains=term)), False
-        return super().get_search_results(request, queryset, search_term)
-
-    @admin.display(description="")
-    def thumbnail(self, obj):
-        if not obj.image_url:
-            return ""
-        return format_html('<img src="{}" class="lago-thumb" alt="" loading="lazy" referrerpolicy="no-referrer">', obj.image_url)
-
-    @admin.display(description=_("title"), ordering="title")
-    def title_link(self, obj):
-        return format_html(
-            '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a> <a href="{}" class="lago-muted">{}</a>',
-            obj.url,
-            obj.title,
-            f"{obj.pk}/change/",
-            _("details"),
-        )
-
-    @admin.display(description=_("price"), ordering="price")
-    def price_change(self, obj):
-        if obj.price is None:
-            return format_html('<span class="lago-muted">{}</span>', format_price(None))
-        if not obj.has_changes or obj.first_price is None or obj.first_price == obj.price:
-            return format_price(obj.price)
-        delta = obj.price - obj.first_price
-        css, sign = ("lago-down", "−") if delta < 0 else ("lago-up", "+")
-        return format_html('{} <span class="{}">{}{}</span>', format_price(obj.price), css, sign, euro(abs(delta)))
-
-    @admin.display(description=_("keywords"))
-    def keyword_names(self, obj):
-        return ", ".join(k.display_name for k in obj.keywords.all())
-
-    @admin.display(description=_("chart"))
-    def price_history(self, obj):
-        if obj.pk is None:
-            return ""
-        # A relist's chart starts with the listings it relists (tracker.relists).
-        now = timezone.now()
-        points = [p for ad in [*earlier_listings(obj), obj] for p in ad_price_points(ad, list(ad.price_changes.all()), now)]
-        title = _("Price history of %(title)s") % {"title": obj.title}
-        return mark_safe(price_chart_svg(points, title=title))  # noqa: S308 (every text in it is escaped)
-
-
-@admin.register(PriceChange)
-class PriceChangeAdmin(PriceChangeColumns, MachineWrittenAdmin):
-    list_display = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
-    list_select_related = ["ad"]
-    search_fields = ["ad__title", "ad__external_id"]
-    fields = readonly_fields = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
-    # No date_hierarchy: its drill-down reads the dates of every row.
-    show_full_result_count = False
-    paginator = EstimatedCountPaginator
-
-
-@admin.register(KeywordAd)
-class KeywordAdAdmin(MachineWrittenAdmin):
-    list_display = ["keyword", "ad", "found_at"]
-    list_select_related = ["keyword", "ad"]
-    list_filter = ["keyword"]
-    search_fields = ["ad__title", "keyword__query"]
-    readonly_fields = ["keyword", "ad", "found_at"]
-    show_full_result_count = False
-
-
-@admin.register(Heartbeat)
-class HeartbeatAdmin(admin.ModelAdmin):
-    list_display = ["name", "last_seen_at", "detail"]
-    readonly_fields = ["name", "last_seen_at", "detail"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

@@ -8,7 +8,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from tracker.models import PriceChange
+from tracker.models import Keyword, PriceChange
 
 
 class AlertFilter(admin.SimpleListFilter):
@@ -96,3 +96,18 @@ class DroppedInPriceFilter(admin.SimpleListFilter):
             drops = PriceChange.objects.drops().filter(ad=OuterRef("pk"))
             return queryset.filter(Exists(drops))
         return queryset
+
+
+class AdSourceFilter(admin.SimpleListFilter):
+    """The keywords' sources (a few hundred rows), not a field filter's SELECT DISTINCT over every ad."""
+
+    title = _("source")
+    parameter_name = "source"
+
+    def lookups(self, request, model_admin):
+        # The chosen one too: a filter without choices is not applied (and an ad may outlive its keyword).
+        sources = set(Keyword.objects.order_by().values_list("source", flat=True).distinct()) | {self.value()} - {None}
+        return [(s, s) for s in sorted(sources)]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(source=self.value()) if self.value() else queryset

@@ -6,11 +6,12 @@ from types import SimpleNamespace
 
 import pytest
 import time_machine
+from django.db.models import Q
 
 from notifications.models import Notification
 from scraping.models import ScrapeRun
 from tests.factories import make_ad, make_chat, make_keyword
-from tracker.models import Heartbeat, PriceChange
+from tracker.models import Heartbeat, Keyword, PriceChange
 
 NOW = dt.datetime(2025, 6, 1, 12, 0, tzinfo=dt.UTC)
 
@@ -26,6 +27,18 @@ def clock():
         yield traveller
 
 
+@pytest.fixture(autouse=True)
+def no_cached_run_window():
+    """operations.stats keeps a big window's run figures in the cache for 30 s: never across tests."""
+    from django.core.cache import cache
+
+    from operations.stats import RUN_WINDOW_CACHE_KEY
+
+    cache.delete(RUN_WINDOW_CACHE_KEY)
+    yield
+    cache.delete(RUN_WINDOW_CACHE_KEY)
+
+
 @pytest.fixture
 def started_long_ago(monkeypatch):
     """This process has been up for a day: the first-tick grace period is over."""
@@ -35,6 +48,9 @@ def started_long_ago(monkeypatch):
 
 
 def _run(keyword, status, started, finished=None, **kw):
+    if status == ScrapeRun.Status.DONE:  # as ScrapeRun.close does: the keyword keeps its last success
+        newer = Q(last_success_at__isnull=True) | Q(last_success_at__lt=finished)
+        Keyword.objects.filter(newer, pk=keyword.pk).update(last_success_at=finished)
     return ScrapeRun.objects.create(keyword=keyword, source="willhaben", status=status, started_at=started, finished_at=finished, **kw)
 
 

@@ -53,7 +53,8 @@ def test_keyword_past_the_limit_becomes_overdue(seeded, clock):
 
 
 def test_stats_query_count_does_not_grow_with_keywords(seeded, django_assert_max_num_queries):
-    with django_assert_max_num_queries(9):
+    # A fixed number: 11, and on PostgreSQL up to 5 planner estimates (lib.paginator.estimated_count).
+    with django_assert_max_num_queries(16):
         collect_stats()
 
 

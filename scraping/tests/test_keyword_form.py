@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
+from tests.factories import keyword_form
 from tracker.models import Keyword
-from tracker.tests.test_admin_keywords import VALID
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 ADD = reverse("admin:tracker_keyword_add")
@@ -20,7 +20,7 @@ ADD = reverse("admin:tracker_keyword_add")
     ],
 )
 def test_bad_queries_and_negative_prices_are_rejected_in_the_form(admin_client, changes, message):
-    response = admin_client.post(ADD, {**VALID, **changes})
+    response = admin_client.post(ADD, keyword_form(**changes))
     assert response.status_code == 200
     assert message in response.content.decode()
     assert not Keyword.objects.exists()
@@ -28,6 +28,6 @@ def test_bad_queries_and_negative_prices_are_rejected_in_the_form(admin_client, 
 
 def test_a_willhaben_search_url_is_accepted(admin_client):
     url = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx"
-    response = admin_client.post(ADD, {**VALID, "query": url})
+    response = admin_client.post(ADD, keyword_form(query=url))
     assert response.status_code == 302
     assert Keyword.objects.get().query == url

@@ -132,14 +132,15 @@ class Command(BaseCommand):
             for line in more:
                 self.stdout.write(f"  {'':>4}  {line}")
         self.stdout.write("")
+        shown = {k: f"~{v}" if k in stats["estimated"] else v for k, v in stats.items()}  # ~: an estimate
         self.stdout.write(
-            f"Ads: {stats['ads_indexed']} indexed, {stats['ads_new_24h']} new and {stats['price_drops_24h']} price drops in 24 h"
+            f"Ads: {shown['ads_indexed']} indexed, {stats['ads_new_24h']} new and {stats['price_drops_24h']} price drops in 24 h"
         )
         runs = ", ".join(f"{s} {n}" for s, n in stats["runs_24h"].items() if n) or "none"
         skips = ", ".join(f"{r} {n}" for r, n in stats["skips_24h"].items()) or "none"
         self.stdout.write(f"Runs (24 h): {runs}; skips: {skips}")
         self.stdout.write(
-            f"Notifications: {stats['notifications_sent']} sent, {stats['notifications_pending']} pending, "
+            f"Notifications: {shown['notifications_sent']} sent, {stats['notifications_pending']} pending, "
             f"{stats['notifications_dead']} dead"
         )
         for source, when in stats["last_success_per_source"].items():
