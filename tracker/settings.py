@@ -267,16 +267,13 @@ HEALTHCHECK_BOT_STALE_S = env.int("HEALTHCHECK_BOT_STALE_S", default=180)
 # `manage.py watchdog`: how often it reads the heartbeat, and how long a stale child gets after SIGTERM.
 WATCHDOG_INTERVAL_S = env.float("WATCHDOG_INTERVAL_S", default=30.0)
 WATCHDOG_KILL_AFTER_S = env.float("WATCHDOG_KILL_AFTER_S", default=30.0)
-# /health must answer within 3 s even when the database is gone, so its
-# connection attempt gets a shorter bound than DB_CONNECT_TIMEOUT_S
-# (PostgreSQL only; libpq does not accept less than 2 s).
+# /health must answer within 3 s even when the database is gone, so its connection attempt gets a
+# shorter bound than DB_CONNECT_TIMEOUT_S (PostgreSQL only; libpq does not accept less than 2 s).
 HEALTHCHECK_DB_TIMEOUT_S = env.int("HEALTHCHECK_DB_TIMEOUT_S", default=2)
 # When set, /stats and /metrics require "Authorization: Bearer <token>".
 STATS_TOKEN = secret("STATS_TOKEN")
 # Read by ensure_admin (the compose `migrate` service, `make run`).
 DJANGO_SUPERUSER_PASSWORD = secret("DJANGO_SUPERUSER_PASSWORD")
-
-# (end of health settings)
 
 # --- Retention (scraping/retention.py, daily from the tick and `manage.py prune`) ---
 
