@@ -83,3 +83,25 @@ def peak_rss_mb(pid):
     except FileNotFoundError:
         return None
     return None
+
+
+def seed_notifications(chat_id_base, chats, per_chat):
+    """`chats` active bench chats from `chat_id_base`, `per_chat` new-ad notifications each, queued
+    chat-major: the worst case for a sender that does not interleave chats."""
+    from decimal import Decimal
+
+    from notifications.models import Notification, TelegramChat
+    from tracker.models import Ad
+
+    rows = TelegramChat.objects.bulk_create(
+        [TelegramChat(chat_id=chat_id_base + i, status=TelegramChat.Status.ACTIVE, title=f"bench {i}") for i in range(chats)]
+    )
+    ads = Ad.objects.bulk_create(
+        [
+            Ad(source="bench", external_id=str(i), title=f"Bench ad {i}", price=Decimal(100 + i), url=f"https://example.invalid/ad/{i}")
+            for i in range(chats * per_chat)
+        ]
+    )
+    Notification.objects.bulk_create(
+        [Notification(chat=rows[i // per_chat], ad=ad, kind=Notification.Kind.NEW, price=ad.price) for i, ad in enumerate(ads)]
+    )

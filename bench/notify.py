@@ -12,9 +12,8 @@ The last line is one JSON object.
 
 import json
 import time
-from decimal import Decimal
 
-from common import setup_django
+from common import seed_notifications, setup_django
 
 CHATS, PER_CHAT, CEILING = 50, 12, 30
 CHAT_ID_BASE = 7_700_000_000  # bench chats live in their own id range and are deleted afterwards
@@ -29,22 +28,8 @@ def configure(server):
 
 
 def seed():
-    from notifications.models import Notification, TelegramChat
-    from tracker.models import Ad
-
     cleanup()
-    chats = TelegramChat.objects.bulk_create(
-        [TelegramChat(chat_id=CHAT_ID_BASE + i, status=TelegramChat.Status.ACTIVE, title=f"bench {i}") for i in range(CHATS)]
-    )
-    ads = Ad.objects.bulk_create(
-        [
-            Ad(source="bench", external_id=str(i), title=f"Bench ad {i}", price=Decimal(100 + i), url=f"https://example.invalid/ad/{i}")
-            for i in range(CHATS * PER_CHAT)
-        ]
-    )
-    # Chat-major order: the worst case for a sender that does not interleave chats.
-    rows = [Notification(chat=chats[i // PER_CHAT], ad=ad, kind=Notification.Kind.NEW, price=ad.price) for i, ad in enumerate(ads)]
-    Notification.objects.bulk_create(rows)
+    seed_notifications(CHAT_ID_BASE, CHATS, PER_CHAT)
 
 
 def cleanup():

@@ -19,9 +19,8 @@ import os
 import subprocess
 import sys
 import time
-from decimal import Decimal
 
-from common import REPO, child_env, setup_django
+from common import REPO, child_env, seed_notifications, setup_django
 
 CHATS, PER_CHAT, CEILING, PER_PROCESS = 200, 3, 30, 25
 SENDERS = 2
@@ -39,23 +38,13 @@ while Notification.objects.filter(status="pending").exists() and time.monotonic(
 
 
 def seed():
-    from notifications.models import Notification, SendPace, TelegramChat
+    from notifications.models import SendPace, TelegramChat
     from tracker.models import Ad
 
     Ad.objects.filter(source="bench").delete()
     TelegramChat.objects.filter(chat_id__gte=CHAT_ID_BASE).delete()
     SendPace.objects.all().delete()
-    chats = TelegramChat.objects.bulk_create(
-        [TelegramChat(chat_id=CHAT_ID_BASE + i, status=TelegramChat.Status.ACTIVE, title=f"bench {i}") for i in range(CHATS)]
-    )
-    ads = Ad.objects.bulk_create(
-        [
-            Ad(source="bench", external_id=str(i), title=f"Bench ad {i}", price=Decimal(100 + i), url=f"https://example.invalid/ad/{i}")
-            for i in range(CHATS * PER_CHAT)
-        ]
-    )
-    rows = [Notification(chat=chats[i // PER_CHAT], ad=ad, kind=Notification.Kind.NEW, price=ad.price) for i, ad in enumerate(ads)]
-    Notification.objects.bulk_create(rows)
+    seed_notifications(CHAT_ID_BASE, CHATS, PER_CHAT)
 
 
 def run(server, shared):

@@ -84,3 +84,21 @@ def descendants(pid):
             found.append(child)
             stack.append(child)
     return found
+
+
+def run_shell_scripts(script, env, n, timeout):
+    """Runs `script` in `n` `manage.py shell` processes at once and waits for all; each must exit 0."""
+    procs = [
+        subprocess.Popen(
+            [PYTHON, "manage.py", "shell", "-c", script],
+            env=env,
+            cwd=settings.BASE_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for _ in range(n)
+    ]
+    for proc in procs:
+        out = proc.communicate(timeout=timeout)[0]
+        assert proc.returncode == 0, out[-3000:]

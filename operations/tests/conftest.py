@@ -1,7 +1,10 @@
 """A seeded database with known figures, shared by the health, stats, metrics and status tests."""
 
 import datetime as dt
+import json
+import threading
 from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from types import SimpleNamespace
 
 import pytest
@@ -111,3 +114,28 @@ def seeded(db, clock):
     _seed_notifications()
     Heartbeat.objects.create(name="scheduler", last_seen_at=ago(seconds=30))
     return k
+
+
+@pytest.fixture
+def fake_web():
+    """A local /health answering what the test sets; reply["seen"] records (path, Host) per request."""
+    reply = {"status": 200, "body": {"status": "ok"}, "seen": []}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            reply["seen"].append((self.path, self.headers["Host"]))
+            payload = json.dumps(reply["body"]).encode()
+            self.send_response(reply["status"])
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield reply, f"http://127.0.0.1:{server.server_port}/health"
+    server.shutdown()
+    server.server_close()

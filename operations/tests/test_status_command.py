@@ -2,8 +2,6 @@
 
 import json
 import textwrap
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 from django.core.management import call_command
@@ -99,30 +97,6 @@ def test_check_bot_with_a_token(clock):
 @override_settings(TELEGRAM_BOT_TOKEN="")
 def test_check_bot_without_a_token_is_fine(clock):
     assert run_status("--check", "bot")[0] == 0
-
-
-@pytest.fixture
-def fake_web():
-    """A local /health answering what the test sets."""
-    reply = {"status": 200, "body": {"status": "ok"}}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            payload = json.dumps(reply["body"]).encode()
-            self.send_response(reply["status"])
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield reply, f"http://127.0.0.1:{server.server_port}/health"
-    server.shutdown()
-    server.server_close()
 
 
 def test_check_web(fake_web):

@@ -1,10 +1,6 @@
 """The web container's probe: `/health?check=web` needs only the database, and `status --check web`
 sends a Host that ALLOWED_HOSTS accepts."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
-
 import pytest
 from django.db import OperationalError, connections
 from django.test import override_settings
@@ -53,28 +49,9 @@ def test_probe_host_is_one_django_accepts(allowed, host):
         assert probe_host() == host
 
 
-def test_check_web_sends_the_public_host():
-    seen = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - http.server's name
-            seen.append((self.path, self.headers["Host"]))
-            payload = json.dumps({"status": "ok"}).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with override_settings(ALLOWED_HOSTS=["lago.example.org"]):
-            code, out, _ = run_status("--check", "web", "--url", f"http://127.0.0.1:{server.server_port}/health?check=web")
-    finally:
-        server.shutdown()
-        server.server_close()
+def test_check_web_sends_the_public_host(fake_web):
+    reply, url = fake_web
+    with override_settings(ALLOWED_HOSTS=["lago.example.org"]):
+        code, out, _ = run_status("--check", "web", "--url", f"{url}?check=web")
     assert code == 0 and "web: ok" in out
-    assert seen == [("/health?check=web", "lago.example.org")]
+    assert reply["seen"] == [("/health?check=web", "lago.example.org")]

@@ -10,7 +10,6 @@ TELEGRAM_MAX_PER_SECOND=25, so without a shared pace the two together send up to
 """
 
 import os
-import subprocess
 import time
 from decimal import Decimal
 
@@ -18,7 +17,7 @@ import pytest
 from django.conf import settings
 
 from notifications.models import Notification, TelegramChat
-from tests.processes import PYTHON, child_env
+from tests.processes import child_env, run_shell_scripts
 from tests.reliability.helpers import RedisServer, redis_server_binary
 from tracker.models import Ad
 
@@ -87,20 +86,7 @@ def _send_concurrently(telegram, **env):
         PACE_START_AT=time.time() + 8,  # both are up by then: they start sending together
         **env,
     )
-    procs = [
-        subprocess.Popen(
-            [PYTHON, "manage.py", "shell", "-c", SEND_LOOP],
-            env=env,
-            cwd=settings.BASE_DIR,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        for _ in range(SENDERS)
-    ]
-    for proc in procs:
-        out = proc.communicate(timeout=150)[0]
-        assert proc.returncode == 0, out[-3000:]
+    run_shell_scripts(SEND_LOOP, env, SENDERS, timeout=150)
     sends = [m["at"] for m in telegram.messages]
     return len(sends) / (max(sends) - min(sends)) if len(sends) > 1 else 0.0
 

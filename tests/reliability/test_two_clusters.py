@@ -8,7 +8,6 @@ the fake server) and each notification reaches the fake Bot API exactly once.
 """
 
 import os
-import subprocess
 import time
 
 import pytest
@@ -18,7 +17,7 @@ from django.utils import timezone
 from notifications.models import Notification, Subscription, TelegramChat
 from scraping.models import ScrapeRun
 from tests.fakes.willhaben_factory import make_raw_ad
-from tests.processes import PYTHON, child_env, wait_for
+from tests.processes import child_env, run_shell_scripts, wait_for
 from tests.reliability.helpers import RedisServer, redis_server_binary
 from tracker.models import Keyword
 
@@ -71,20 +70,7 @@ def _seed(server):
 
 
 def _tick_processes(env, n=2):
-    procs = [
-        subprocess.Popen(
-            [PYTHON, "manage.py", "shell", "-c", TICK_LOOP],
-            env=env,
-            cwd=settings.BASE_DIR,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        for _ in range(n)
-    ]
-    for proc in procs:
-        out = proc.communicate(timeout=240)[0]
-        assert proc.returncode == 0, out[-3000:]
+    run_shell_scripts(TICK_LOOP, env, n, timeout=240)
 
 
 def test_two_clusters_scrape_each_keyword_once_and_notify_once(broker, willhaben_server, telegram, clusters, report):
