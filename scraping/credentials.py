@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from notifications.alerts import enqueue_admin_alert
 from scraping.sources import UnknownSource, get_handler
@@ -45,7 +46,8 @@ def check_credentials(now=None):
             logger.error("source %s is unavailable: %s; its keywords are skipped", slug, reason)
             enqueue_admin_alert(
                 f"source_unavailable:{slug}:{day}",
-                f"⛔ The {slug} source is unavailable: {reason}. Its keywords are skipped (source_unavailable) until it is fixed.",
+                _("⛔ The %(source)s source is unavailable: %(reason)s. Its keywords are skipped (source_unavailable) until it is fixed.")
+                % {"source": slug, "reason": reason},
             )
             continue
         _check_expiry(slug, handler.credentials_expire_at(), now, day)
@@ -59,8 +61,10 @@ def _check_expiry(slug, expiry, now, day):
         logger.error("credentials of source %s expired at %s: its keywords are skipped", slug, when)
         enqueue_admin_alert(
             f"credentials_expired:{slug}:{day}",
-            f"⛔ The {slug} credentials expired at {when}. Its keywords are skipped (source_unavailable) until they are renewed.",
+            _("⛔ The %(source)s credentials expired at %(when)s. Its keywords are skipped (source_unavailable) until they are renewed.")
+            % {"source": slug, "when": when},
         )
     else:
         logger.error("credentials of source %s expire at %s: renew them", slug, when)
-        enqueue_admin_alert(f"credentials_expiring:{slug}:{day}", f"⚠️ The {slug} credentials expire at {when}. Renew them before then.")
+        text = _("⚠️ The %(source)s credentials expire at %(when)s. Renew them before then.") % {"source": slug, "when": when}
+        enqueue_admin_alert(f"credentials_expiring:{slug}:{day}", text)

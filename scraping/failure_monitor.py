@@ -12,6 +12,7 @@ import logging
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from notifications.alerts import enqueue_admin_alert
 from tracker.models import Keyword
@@ -40,7 +41,7 @@ def _open(keyword, now):
     if not opened:
         return None
     runs = keyword.consecutive_failures
-    what = "was banned" if keyword.last_finished_status == "banned" else f"failed {runs} runs in a row"
+    what = _("was banned") if keyword.last_finished_status == "banned" else _("failed %(runs)s runs in a row") % {"runs": runs}
     logger.error(
         "keyword %s (%s) on %s %s: %s %s",
         keyword.pk,
@@ -53,7 +54,7 @@ def _open(keyword, now):
     detail = keyword.last_error_detail[:DETAIL_LIMIT]
     enqueue_admin_alert(
         f"scrape_failing:{keyword.pk}:{now.isoformat()}",
-        f"🚨 {keyword.source} keyword #{keyword.pk} “{keyword.display_name}” {what}: {keyword.last_error}"
+        _("🚨 %(source)s keyword #%(id)s “%(name)s” %(what)s: %(error)s") % {**_named(keyword), "what": what, "error": keyword.last_error}
         + (f"\n{detail}" if detail else ""),
     )
     return "opened"
@@ -66,6 +67,10 @@ def _clear(keyword, now):
     logger.warning("keyword %s (%s) on %s recovered", keyword.pk, keyword.display_name, keyword.source)
     enqueue_admin_alert(
         f"scrape_recovered:{keyword.pk}:{now.isoformat()}",
-        f"✅ {keyword.source} keyword #{keyword.pk} “{keyword.display_name}” recovered: the last run succeeded.",
+        _("✅ %(source)s keyword #%(id)s “%(name)s” recovered: the last run succeeded.") % _named(keyword),
     )
     return "recovered"
+
+
+def _named(keyword):
+    return {"source": keyword.source, "id": keyword.pk, "name": keyword.display_name}

@@ -6,6 +6,7 @@ from collections import Counter
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from notifications.alerts import enqueue_admin_alert
 from scraping.failure_monitor import check_failures
@@ -29,11 +30,12 @@ def check_zero_results(keyword, now=None):
     streak = settings.ZERO_RESULT_STREAK
     runs = ScrapeRun.objects.finished().filter(keyword=keyword).order_by("-started_at", "-id")
     rows = list(runs.values_list("ads_seen", "status", "error")[:streak])
-    recent = [ads for ads, _, _ in rows]
+    recent = [ads for ads, __, __ in rows]
     if recent and recent[0] > 0:
         _clear(keyword)
     elif len(recent) == streak and not any(recent):
-        failures = Counter(f"{status} with {error}" for _, status, error in rows if status in ("failed", "banned"))
+        failed = [(status, error) for __, status, error in rows if status in ("failed", "banned")]
+        failures = Counter(_("%(status)s with %(error)s") % {"status": status, "error": error} for status, error in failed)
         _open(keyword, now, streak, failures)
 
 
@@ -46,12 +48,14 @@ def _open(keyword, now, streak, failures):
     logger.error("keyword %s (%s) found no ads in its last %d runs (%s)", keyword.pk, keyword.display_name, streak, dict(failures))
     if failures:  # the runs failed: say how, not "the site may have changed"
         why = ", ".join(f"{n} {what}" for what, n in failures.most_common())
-        text = f"🔎 Keyword #{keyword.pk} “{keyword.display_name}” found no ads: {streak} runs: {why}."
+        text = _("🔎 Keyword #%(id)s “%(name)s” found no ads: %(streak)s runs: %(why)s.")
     else:
-        text = (
-            f"🔎 Keyword #{keyword.pk} “{keyword.display_name}” found no ads in its last {streak} runs. "
+        text = _(
+            "🔎 Keyword #%(id)s “%(name)s” found no ads in its last %(streak)s runs. "
             "Check the query in the admin; the site may have changed or blocked us."
         )
+        why = ""
+    text %= {"id": keyword.pk, "name": keyword.display_name, "streak": streak, "why": why}
     enqueue_admin_alert(f"zero_results:{keyword.pk}:{now.isoformat()}", text)
 
 

@@ -70,7 +70,7 @@ def test_expired_credentials_skip_the_keywords_and_alert(expiring_keyword):
     [key] = alert_keys()
     assert key.startswith("credentials_expired:expiring:")
     text = Notification.objects.get().text
-    assert "expired" in text and "source_unavailable" in text
+    assert "abgelaufen" in text and "source_unavailable" in text  # German: the site language (LANGUAGE_CODE de-at)
 
 
 class NoSessionSource(Source):
