@@ -65,9 +65,15 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
     ]
     # Searched by get_search_results below (title words; a number may also be an id).
     search_fields = ["title"]
-    readonly_fields = ["price_history", "earlier_listing", "later_relists", *[f.name for f in Ad._meta.fields if f.name != "id"]]
+    readonly_fields = [
+        "price_history",
+        "earlier_listing",
+        "later_relists",
+        "price_shown",
+        *[f.name for f in Ad._meta.fields if f.name != "id"],
+    ]
     fieldsets = [
-        (None, {"fields": ["title", "url", "price", "currency", "location", "postcode", "image_url"]}),
+        (None, {"fields": ["title", "url", "price_shown", "currency", "location", "postcode", "image_url"]}),
         (_("Price history"), {"fields": ["price_history"]}),
         (_("Listing"), {"fields": ["gone_at", "earlier_listing", "later_relists"]}),
         (_("Record"), {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at"]}),
@@ -112,6 +118,11 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
             f"{obj.pk}/change/",
             _("details"),
         )
+
+    @admin.display(description=_("price"))
+    def price_shown(self, obj):
+        """The one price format (€ 1.236,50, zu verschenken, Preis auf Anfrage), not the raw decimal."""
+        return format_price(obj.price)
 
     @admin.display(description=_("price"), ordering="price")
     def price_change(self, obj):

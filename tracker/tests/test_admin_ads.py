@@ -102,3 +102,9 @@ def test_admin_is_german_with_austrian_dates(admin_client):
     assert 'lang="de-at"' in html
     assert "03.12.2026 09:24" in html
     assert "Dec. 3, 2026" not in html
+
+
+def test_ad_page_shows_the_price_in_the_one_format(admin_client):
+    ad = make_ad(price=Decimal("1236.50"))
+    html = admin_client.get(reverse("admin:tracker_ad_change", args=[ad.pk])).content.decode()
+    assert "€ 1.236,50" in html and "1236,50" not in html
