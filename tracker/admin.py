@@ -102,7 +102,7 @@ class KeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
         """The name (long ones wrap), then source, interval and pause in grey, then an open alert."""
         details = [obj.source, _("every %(minutes)s min") % {"minutes": obj.interval_minutes}]
         if not obj.is_active:
-            details.append(_("paused"))
+            details.append(str(_("paused")))
         return format_html(
             '<span class="lago-kw-name">{}</span><br><span class="lago-muted">{}</span>{}',
             obj.display_name,

@@ -15,7 +15,7 @@ from scraping.models import ScrapeRun
 from tests.factories import make_ad, make_keyword
 from tracker.models import KeywordAd
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("english")]
 
 
 def page_url(kw):
