@@ -125,8 +125,8 @@ def _run(plan, limit):
         if time.monotonic() + p.delay(chat_id) > deadline:
             break
         turn = p.wait(chat_id, until=deadline)
-        if turn == ELSEWHERE:
-            del plan[chat_id]  # another process is sending to this chat: it is theirs this round
+        if turn == ELSEWHERE and not _still_due(plan[chat_id]):
+            del plan[chat_id]  # another process sent these meanwhile; due rows wait for the chat's slot
         if turn != GO:
             continue
         unit = plan[chat_id].popleft()
@@ -142,6 +142,11 @@ def _run(plan, limit):
     if delivered:
         logger.info("notifications: delivered %d notifications in %d messages", delivered, messages)
     return delivered
+
+
+def _still_due(units):
+    """Whether any of a chat's planned rows is still due (not sent or claimed by another process)."""
+    return Notification.objects.filter(pk__in=[pk for unit in units for pk in unit.pks]).due().exists()
 
 
 @dataclass
