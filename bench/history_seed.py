@@ -81,8 +81,10 @@ def statements(plan):
         ),
         (
             "chats",
-            f"""INSERT INTO notifications_telegramchat (chat_id, title, username, status, status_reason, is_admin, created_at)
-            SELECT 10000 + g, 'bench chat ' || g, '', 'active', '', g = 1, %(now)s FROM generate_series(1, {CHATS}) g""",
+            f"""INSERT INTO notifications_telegramchat
+                (chat_id, title, username, status, status_reason, is_admin, language, time_zone, created_at)
+            SELECT 10000 + g, 'bench chat ' || g, '', 'active', '', g = 1, 'de-at', '', %(now)s
+            FROM generate_series(1, {CHATS}) g""",
         ),
         (
             "subscriptions",
