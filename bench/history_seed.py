@@ -98,11 +98,12 @@ def statements(plan):
         (
             "ads",
             f"""INSERT INTO tracker_ad (source, external_id, title, price, currency, url, location, postcode, image_url,
-                published_at, first_seen_at, last_seen_at, gone_at)
+                published_at, first_seen_at, last_seen_at, gone_at, title_key)
             SELECT 'willhaben', (100000000 + g)::text, {title}, (20 + g % 1980)::numeric, 'EUR',
                 'https://www.willhaben.at/iad/object?adId=' || (100000000 + g), 'Wien', '1010',
                 'https://cache.willhaben.at/mmo/' || g || '.jpg', {ad_seen}, {ad_seen}, {ad_seen} + interval '3 days',
-                CASE WHEN g % 3 = 0 THEN {ad_seen} + interval '4 days' END
+                CASE WHEN g % 3 = 0 THEN {ad_seen} + interval '4 days' END,
+                trim(lower(regexp_replace({title}, '[^[:alnum:]]+', ' ', 'g')))
             FROM generate_series(1, {plan.ads}) g""",
         ),
         (
