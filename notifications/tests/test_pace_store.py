@@ -4,7 +4,7 @@ import pytest
 
 from notifications.pace_store import OrmPaceStore, RedisPaceStore
 from notifications.pacing import ELSEWHERE, GO, LATER, SharedPacer
-from tests.reliability.helpers import RedisServer, redis_server_binary
+from tests.reliability.helpers import running_redis
 
 pytestmark = pytest.mark.django_db
 
@@ -16,11 +16,8 @@ def store(request):
     if request.param == "orm":
         yield OrmPaceStore("4242")
         return
-    if redis_server_binary() is None:
-        pytest.skip("redis-server is not installed")
-    server = RedisServer().start()
-    yield RedisPaceStore("4242", server.url)
-    server.stop()
+    with running_redis() as url:
+        yield RedisPaceStore("4242", url)
 
 
 def test_slots_of_the_bot_are_spaced_for_every_chat(store):

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from tests.reliability.helpers import Cluster
+from tests.reliability.helpers import Cluster, running_redis
 
 REPORT = os.environ.get("LAGO_RELIABILITY_REPORT", "")
 
@@ -37,3 +37,13 @@ def report(request):
                 fh.write(line + "\n")
 
     return write
+
+
+@pytest.fixture(params=["orm", "redis"])
+def broker(request):
+    """The broker environment of the child processes; the redis variant runs its own redis-server."""
+    if request.param == "orm":
+        yield {"Q_BROKER": "orm"}
+        return
+    with running_redis() as url:
+        yield {"Q_BROKER": "redis", "REDIS_URL": url}

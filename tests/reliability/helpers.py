@@ -16,8 +16,10 @@ import signal
 import socket
 import subprocess
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 from tests.processes import PYTHON, child_env, descendants, free_port, wait_for
@@ -167,3 +169,18 @@ class RedisServer:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(timeout=10)
+
+
+@contextmanager
+def running_redis():
+    """The URL of a throwaway redis-server for a test's Redis variant: skipped where redis-server is
+    missing, failed under CI (.ci/run installs it), so the variant never goes missing silently."""
+    if redis_server_binary() is None:
+        if os.environ.get("CI"):
+            pytest.fail("redis-server is missing but CI is set: .ci/run installs it (apt-get install redis-server)")
+        pytest.skip("redis-server is not installed (apt-get install redis-server); CI runs this variant")
+    server = RedisServer().start()
+    try:
+        yield server.url
+    finally:
+        server.stop()

@@ -9,7 +9,6 @@ TELEGRAM_MAX_PER_SECOND=25, so without a shared pace the two together send up to
 (the default) they meet none, and every notification goes out exactly once.
 """
 
-import os
 import time
 from decimal import Decimal
 
@@ -18,7 +17,6 @@ from django.conf import settings
 
 from notifications.models import Notification, TelegramChat
 from tests.processes import child_env, run_shell_scripts
-from tests.reliability.helpers import RedisServer, redis_server_binary
 from tracker.models import Ad
 
 pytestmark = [
@@ -41,21 +39,6 @@ while Notification.objects.filter(status="pending").exists() and time.monotonic(
     if not process_queue():
         time.sleep(0.2)
 """
-
-
-@pytest.fixture(params=["orm", "redis"])
-def broker(request):
-    """The broker env for the senders; the redis variant runs its own redis-server."""
-    if request.param == "orm":
-        yield {"Q_BROKER": "orm"}
-        return
-    if redis_server_binary() is None:
-        if os.environ.get("CI"):
-            pytest.fail("redis-server is missing but CI is set: .ci/run installs it (apt-get install redis-server)")
-        pytest.skip("redis-server is not installed (apt-get install redis-server); CI runs this variant")
-    server = RedisServer().start()
-    yield {"Q_BROKER": "redis", "REDIS_URL": server.url}
-    server.stop()
 
 
 def _seed():

@@ -7,7 +7,6 @@ each keyword's window is scraped exactly once (one ScrapeRun, one search request
 the fake server) and each notification reaches the fake Bot API exactly once.
 """
 
-import os
 import time
 
 import pytest
@@ -18,7 +17,6 @@ from notifications.models import Notification, Subscription, TelegramChat
 from scraping.models import ScrapeRun
 from tests.fakes.willhaben_factory import make_raw_ad
 from tests.processes import child_env, run_shell_scripts, wait_for
-from tests.reliability.helpers import RedisServer, redis_server_binary
 from tracker.models import Keyword
 
 pytestmark = [
@@ -38,21 +36,6 @@ for _ in range(200):
     if not result["claimed"] and not Notification.objects.filter(status="pending").exists():
         break
 """
-
-
-@pytest.fixture(params=["orm", "redis"])
-def broker(request):
-    """The broker env for the children; the redis variant runs its own redis-server."""
-    if request.param == "orm":
-        yield {"Q_BROKER": "orm"}
-        return
-    if redis_server_binary() is None:
-        if os.environ.get("CI"):
-            pytest.fail("redis-server is missing but CI is set: .ci/run installs it (apt-get install redis-server)")
-        pytest.skip("redis-server is not installed (apt-get install redis-server); CI runs this variant")
-    server = RedisServer().start()
-    yield {"Q_BROKER": "redis", "REDIS_URL": server.url}
-    server.stop()
 
 
 def _seed(server):
