@@ -67,11 +67,6 @@ class NotificationQuerySet(models.QuerySet):
         columns = [fields["chat"], *per_event, *per_page]
         return insert_ignoring_conflicts(db, Notification._meta.db_table, columns, rows)
 
-    def claim(self, pk, now, lease_seconds):
-        """Takes one due row for sending, or returns None if another worker has it (see claim_many)."""
-        rows = self.claim_many([pk], now, lease_seconds)
-        return rows[0] if rows else None
-
     def claim_many(self, pks, now, lease_seconds):
         """Takes the due rows among `pks` for sending, in `pks` order; rows another worker has are left out.
 
@@ -217,9 +212,6 @@ class Notification(models.Model):
         if not updated:
             logger.warning("notifications: notification %s was reclaimed before its outcome (%s) was recorded", self.pk, status)
         return bool(updated)
-
-    def mark_sent(self, message_id=None, now=None):
-        return self._finish(self.Status.SENT, sent_at=now or timezone.now(), message_id=message_id)
 
     def mark_failed(self, error, now=None):
         """A transient failure: back off, or give up after the last retry."""

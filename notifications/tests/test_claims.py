@@ -15,14 +15,14 @@ from tests.factories import make_notification
 def test_claimed_row_is_hidden_until_its_lease_ends():
     n = make_notification()
     now = timezone.now()
-    claimed = Notification.objects.claim(n.pk, now, 120)
+    [claimed] = Notification.objects.claim_many([n.pk], now, 120)
     assert claimed.attempts == 1 and claimed.claim_token
-    assert Notification.objects.claim(n.pk, now, 120) is None
-    again = Notification.objects.claim(n.pk, now + timedelta(seconds=121), 120)
-    assert again is not None and again.claim_token != claimed.claim_token
+    assert Notification.objects.claim_many([n.pk], now, 120) == []
+    [again] = Notification.objects.claim_many([n.pk], now + timedelta(seconds=121), 120)
+    assert again.claim_token != claimed.claim_token
     # The stale holder can no longer record an outcome over the new claim.
-    assert claimed.mark_sent(1) is False
-    assert again.mark_sent(2) is True
+    assert Notification.objects.settle_sent([claimed], 1, now) == 0
+    assert Notification.objects.settle_sent([again], 2, now) == 1
 
 
 @pytest.mark.postgres
@@ -36,7 +36,7 @@ def test_concurrent_workers_never_claim_the_same_row():
     def worker():
         barrier.wait()
         try:
-            won.extend(n.pk for pk in [r.pk for r in rows] if (n := Notification.objects.claim(pk, now, 120)))
+            won.extend(n.pk for pk in [r.pk for r in rows] for n in Notification.objects.claim_many([pk], now, 120))
         finally:
             connection.close()
 
