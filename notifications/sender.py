@@ -144,6 +144,16 @@ def _run(plan, limit):
     return delivered
 
 
+def render_unit(unit, rows):
+    """The message for `unit` from its loaded `rows`, in the chat's language (TelegramChat.language):
+    (Rendered, the rows it lists). A digest lists as many rows as fit one message."""
+    with translation.override(rows[0].chat.language):
+        if unit.is_digest:
+            rendered, listed = render_digest(rows, unit.backlog)
+            return rendered, rows[:listed]
+        return render(rows[0]), rows[:1]
+
+
 def _still_due(units):
     """Whether any of a chat's planned rows is still due (not sent or claimed by another process)."""
     return Notification.objects.filter(pk__in=[pk for unit in units for pk in unit.pks]).due().exists()
@@ -163,15 +173,10 @@ def _deliver(unit) -> Outcome:
     if not rows:
         return Outcome()
     try:
-        # Rendered now, in the chat's language (TelegramChat.language).
-        with translation.override(rows[0].chat.language):
-            if unit.is_digest:
-                rendered, listed = render_digest(rows, unit.backlog)
-                for extra in rows[listed:]:
-                    extra.release()
-                rows = rows[:listed]
-            else:
-                rendered = render(rows[0])
+        rendered, listed = render_unit(unit, rows)
+        for extra in rows[len(listed) :]:
+            extra.release()
+        rows = listed
         message_id = _send(rows[0].chat, rendered)
     except DeliveryError as err:
         return _failed(rows, err)

@@ -48,6 +48,16 @@ def test_admin_alert_reaches_each_admin_chat_once(telegram):
     assert [(m["chat_id"], m["text"]) for m in telegram.messages] == [(admin_chat.chat_id, "Keyword &lt;rtx&gt; found nothing for 24 h")]
 
 
+def test_notify_dry_run_prints_each_text_in_its_chats_language(telegram, capsys):
+    german = make_notification()
+    english = make_notification(chat=make_chat(language="en"))
+    call_command("notify", "--dry-run")
+    out = capsys.readouterr().out
+    german_text = out.split(f"notification {german.pk}")[1].split("→")[0]
+    english_text = out.split(f"notification {english.pk}")[1].split("→")[0]
+    assert "Neue Anzeige" in german_text and "New ad" in english_text
+
+
 def test_notify_dry_run_prints_each_message_text_by_default(telegram, capsys):
     n = make_notification()
     call_command("notify", "--dry-run")

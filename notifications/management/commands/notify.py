@@ -6,9 +6,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from notifications.messages import render, render_digest
 from notifications.models import Notification
-from notifications.sender import build_plan, process_queue
+from notifications.sender import build_plan, process_queue, render_unit
 from notifications.telegram import sending_paused
 
 
@@ -43,7 +42,7 @@ class Command(BaseCommand):
         for chat_id, units in plan.items():
             for unit in units:
                 rows = list(Notification.objects.filter(pk__in=unit.pks).select_related("chat", "ad", "keyword"))
-                rendered = render_digest(rows, unit.backlog)[0] if unit.is_digest else render(rows[0])
+                rendered = render_unit(unit, rows)[0]
                 count += len(rows)
                 label = f"digest of {len(rows)}" if unit.is_digest else f"notification {rows[0].pk}"
                 self.stdout.write(f"→ chat {chat_id}: {label}")
