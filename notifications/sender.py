@@ -97,20 +97,21 @@ def build_plan(now, limit) -> "OrderedDict[int, deque[Unit]]":
     threshold = settings.NOTIFY_DIGEST_THRESHOLD
     per_chat = sendable.order_by().values("chat_id").annotate(n=Count("pk"))
     backlogs = dict(per_chat.filter(n__gt=threshold).values_list("chat_id", "n"))
-    plan = OrderedDict()
-    for chat_pk, backlog in backlogs.items():
-        rows = sendable.filter(chat_id=chat_pk).order_by("next_attempt_at", "pk").values_list("pk", "chat__chat_id")[:DIGEST_MAX_ITEMS]
-        rows = list(rows)
-        plan.setdefault(rows[0][1], deque()).append(Unit(rows[0][1], [pk for pk, _ in rows], backlog))
-    # Oldest row of every chat first, then every chat's second, …: a batch spreads over chats,
-    # so per-chat pacing never idles the sender while other chats wait.
+    # A row's turn is its place in its chat's queue: the oldest row of every chat first, then
+    # every chat's second, …: a batch spreads over chats, so per-chat pacing never idles the
+    # sender while other chats wait. One query reads every digest's first rows.
     turn = Window(RowNumber(), partition_by=[F("chat_id")], order_by=[F("next_attempt_at").asc(), F("pk").asc()])
-    singles = (
-        sendable.exclude(chat_id__in=backlogs)
-        .annotate(turn=turn)
-        .order_by("turn", "next_attempt_at", "pk")
-        .values_list("pk", "chat__chat_id")[:limit]
-    )
+    in_turn = sendable.annotate(turn=turn).order_by("turn", "next_attempt_at", "pk")
+    plan = OrderedDict()
+    digests = OrderedDict()
+    if backlogs:
+        for pk, chat_pk, chat_id in in_turn.filter(chat_id__in=backlogs, turn__lte=DIGEST_MAX_ITEMS).values_list(
+            "pk", "chat_id", "chat__chat_id"
+        ):
+            digests.setdefault(chat_pk, Unit(chat_id, [], backlogs[chat_pk])).pks.append(pk)
+    for unit in digests.values():
+        plan.setdefault(unit.chat_id, deque()).append(unit)
+    singles = in_turn.exclude(chat_id__in=backlogs).values_list("pk", "chat__chat_id")[:limit]
     for pk, chat_id in singles:
         plan.setdefault(chat_id, deque()).append(Unit(chat_id, [pk]))
     return plan

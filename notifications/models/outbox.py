@@ -77,7 +77,7 @@ class NotificationQuerySet(models.QuerySet):
         worker is claiming right now are skipped, not waited for (FOR UPDATE SKIP LOCKED).
         """
         token = uuid.uuid4().hex
-        candidate = self.filter(pk__in=pks, status=Notification.Status.PENDING, next_attempt_at__lte=now)
+        candidate = self.order_by().filter(pk__in=pks, status=Notification.Status.PENDING, next_attempt_at__lte=now)
         with transaction.atomic():
             if connection.features.has_select_for_update_skip_locked:
                 candidate = self.filter(pk__in=candidate.select_for_update(skip_locked=True).values("pk"))
