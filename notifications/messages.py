@@ -57,8 +57,9 @@ def render(notification) -> Rendered:
     photo = ad.image_url or None
     limit = CAPTION_LIMIT if photo else TEXT_LIMIT
     title = ad.title
+    low = lowest_price(ad) if notification.kind == "price_drop" else None  # one query, not one per try below
     while True:
-        html_text, plain = _ad_lines(notification, ad, title, escape=True), _ad_lines(notification, ad, title, escape=False)
+        html_text, plain = _ad_lines(notification, ad, title, low, escape=True), _ad_lines(notification, ad, title, low, escape=False)
         excess = max(len(html_text), len(plain)) - limit
         if excess <= 0 or not title:
             buttons = notification_keyboard(notification.keyword_id, notification.price if notification.kind == "price_drop" else None)
@@ -66,7 +67,7 @@ def render(notification) -> Rendered:
         title = title[: max(0, len(title) - excess - 1)] + ELLIPSIS if len(title) > excess + 1 else ""
 
 
-def _ad_lines(notification, ad, title, escape):
+def _ad_lines(notification, ad, title, low, escape):
     e = esc if escape else str
     bold = (lambda s: f"<b>{e(s)}</b>") if escape else str
     lines = []
@@ -74,7 +75,6 @@ def _ad_lines(notification, ad, title, escape):
         lines.append("📉 " + _("Price drop"))
         lines.append(bold(title))
         lines.append(e(_drop_line(notification)))
-        low = lowest_price(ad)
         if low is not None:
             lines.append(e(_("Lowest seen: %(price)s") % {"price": format_price(low)}))
     elif _is_relist(notification, ad):

@@ -60,6 +60,7 @@ class Unit:
     chat_id: int
     pks: list = field(default_factory=list)
     backlog: int = 0
+    rows: list = field(default_factory=list)  # the rows of `pks`, loaded with what sending reads
 
     @property
     def is_digest(self):
@@ -114,6 +115,18 @@ def build_plan(now, limit) -> "OrderedDict[int, deque[Unit]]":
     singles = in_turn.exclude(chat_id__in=backlogs).values_list("pk", "chat__chat_id")[:limit]
     for pk, chat_id in singles:
         plan.setdefault(chat_id, deque()).append(Unit(chat_id, [pk]))
+    return _load_rows(plan)
+
+
+def _load_rows(plan):
+    """Loads every planned row in one query (not one per message); units whose rows are gone are dropped."""
+    rows = Notification.objects.for_sending().in_bulk([pk for units in plan.values() for unit in units for pk in unit.pks])
+    for chat_id, units in list(plan.items()):
+        for unit in units:
+            unit.rows = [rows[pk] for pk in unit.pks if pk in rows]
+        plan[chat_id] = deque(unit for unit in units if unit.rows)
+        if not plan[chat_id]:
+            del plan[chat_id]
     return plan
 
 
@@ -170,7 +183,7 @@ class Outcome:
 
 def _deliver(unit) -> Outcome:
     now = timezone.now()
-    rows = Notification.objects.claim_many(unit.pks, now, settings.NOTIFY_CLAIM_LEASE_S)
+    rows = Notification.objects.claim(unit.rows, now, settings.NOTIFY_CLAIM_LEASE_S)
     if not rows:
         return Outcome()
     try:

@@ -5,12 +5,13 @@ import uuid
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db import connection, connections, models, transaction
+from django.db import connections, models
 from django.db.models import Exists, F, OuterRef, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from notifications.claim_sql import claim_rows
 from notifications.fan_out_sql import insert_ignoring_conflicts
 from notifications.models.chats import TelegramChat
 from notifications.models.subscriptions import Subscription
@@ -20,6 +21,11 @@ logger = logging.getLogger(__name__)
 # Stands in for a NULL ("price on request") price in the outbox's unique key:
 # NULLs never collide in a unique index, so without it duplicates slip through.
 NO_PRICE_KEY = Decimal("-1")
+# What the sender reads of a row's chat, ad and keyword (messages.py, sender.py): whole rows
+# meant parsing some twenty timestamps per notification sent.
+SENDING_FIELDS = ("chat__chat_id", "chat__status", "chat__language", "keyword__name", "keyword__query")
+AD_SENT_FIELDS = ("title", "price", "url", "image_url", "location", "postcode", "published_at", "relist_of")
+SENDING_FIELDS += tuple(f"ad__{name}" for name in AD_SENT_FIELDS)
 # After failures 1-5 the next attempt waits this long; failure 6 makes the row dead.
 BACKOFF = tuple(timedelta(minutes=m) for m in (1, 2, 4, 8, 16))
 MAX_ATTEMPTS = len(BACKOFF) + 1
@@ -67,31 +73,29 @@ class NotificationQuerySet(models.QuerySet):
         columns = [fields["chat"], *per_event, *per_page]
         return insert_ignoring_conflicts(db, Notification._meta.db_table, columns, rows)
 
-    def claim_many(self, pks, now, lease_seconds):
-        """Takes the due rows among `pks` for sending, in `pks` order; rows another worker has are left out.
+    def for_sending(self):
+        """Rows with what sending them reads of their chat, ad and keyword (SENDING_FIELDS)."""
+        own = [f.name for f in Notification._meta.concrete_fields]
+        return self.select_related("chat", "ad", "keyword").only(*own, *SENDING_FIELDS)
 
-        One UPDATE claims them all under one fresh claim token (and one SELECT loads what
-        was claimed): a digest of N rows costs two statements, not 2N. The claim counts as
-        an attempt and hides each row for the lease: if this process dies before recording
-        the outcome, the rows are due again when the lease ends. On PostgreSQL rows another
-        worker is claiming right now are skipped, not waited for (FOR UPDATE SKIP LOCKED).
+    def claim(self, rows, now, lease_seconds):
+        """Takes the due ones among loaded `rows` for sending, in `rows` order; rows another worker has are left out.
+
+        One UPDATE … RETURNING (notifications/claim_sql.py) claims them all under one fresh
+        claim token and hands back each row's new attempts and last error, which are set on
+        the instances. The claim counts as an attempt and hides each row for the lease: if
+        this process dies before recording the outcome, the rows are due again when the lease
+        ends. On PostgreSQL rows another worker is claiming right now are skipped, not waited for.
         """
         token = uuid.uuid4().hex
-        candidate = self.order_by().filter(pk__in=pks, status=Notification.Status.PENDING, next_attempt_at__lte=now)
-        with transaction.atomic():
-            if connection.features.has_select_for_update_skip_locked:
-                candidate = self.filter(pk__in=candidate.select_for_update(skip_locked=True).values("pk"))
-            claimed = candidate.update(
-                attempts=F("attempts") + 1,
-                next_attempt_at=now + timedelta(seconds=lease_seconds),
-                claimed_at=now,
-                claim_token=token,
-            )
-        if not claimed:
-            return []
-        order = {pk: i for i, pk in enumerate(pks)}
-        rows = self.select_related("chat", "ad", "keyword").filter(pk__in=pks, claim_token=token)
-        return sorted(rows, key=lambda n: order[n.pk])
+        lease_until = now + timedelta(seconds=lease_seconds)
+        pks = [n.pk for n in rows]
+        taken = claim_rows(connections[self.db], Notification._meta.db_table, pks, Notification.Status.PENDING, now, lease_until, token)
+        claimed = [n for n in rows if n.pk in taken]
+        for n in claimed:
+            n.attempts, n.last_error = taken[n.pk]
+            n.status, n.next_attempt_at, n.claimed_at, n.claim_token = Notification.Status.PENDING, lease_until, now, token
+        return claimed
 
     def settle_sent(self, rows, message_id, now):
         """Marks claimed rows sent in one UPDATE (only those still held under their claim token)."""

@@ -11,14 +11,18 @@ from notifications.models import Notification
 from tests.factories import make_notification
 
 
+def loaded(n):
+    return list(Notification.objects.for_sending().filter(pk=n.pk))
+
+
 @pytest.mark.django_db
 def test_claimed_row_is_hidden_until_its_lease_ends():
     n = make_notification()
     now = timezone.now()
-    [claimed] = Notification.objects.claim_many([n.pk], now, 120)
+    [claimed] = Notification.objects.claim(loaded(n), now, 120)
     assert claimed.attempts == 1 and claimed.claim_token
-    assert Notification.objects.claim_many([n.pk], now, 120) == []
-    [again] = Notification.objects.claim_many([n.pk], now + timedelta(seconds=121), 120)
+    assert Notification.objects.claim(loaded(n), now, 120) == []
+    [again] = Notification.objects.claim(loaded(n), now + timedelta(seconds=121), 120)
     assert again.claim_token != claimed.claim_token
     # The stale holder can no longer record an outcome over the new claim.
     assert Notification.objects.settle_sent([claimed], 1, now) == 0
@@ -36,7 +40,7 @@ def test_concurrent_workers_never_claim_the_same_row():
     def worker():
         barrier.wait()
         try:
-            won.extend(n.pk for pk in [r.pk for r in rows] for n in Notification.objects.claim_many([pk], now, 120))
+            won.extend(n.pk for row in rows for n in Notification.objects.claim(loaded(row), now, 120))
         finally:
             connection.close()
 

@@ -6,7 +6,6 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from notifications.models import Notification
 from notifications.sender import build_plan, process_queue, render_unit
 from notifications.telegram import sending_paused
 
@@ -41,10 +40,9 @@ class Command(BaseCommand):
         count = 0
         for chat_id, units in plan.items():
             for unit in units:
-                rows = list(Notification.objects.filter(pk__in=unit.pks).select_related("chat", "ad", "keyword"))
-                rendered = render_unit(unit, rows)[0]
-                count += len(rows)
-                label = f"digest of {len(rows)}" if unit.is_digest else f"notification {rows[0].pk}"
+                rendered = render_unit(unit, unit.rows)[0]
+                count += len(unit.rows)
+                label = f"digest of {len(unit.rows)}" if unit.is_digest else f"notification {unit.rows[0].pk}"
                 self.stdout.write(f"→ chat {chat_id}: {label}")
                 if verbosity:
                     self.stdout.write(rendered.plain + "\n")
