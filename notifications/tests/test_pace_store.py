@@ -78,3 +78,13 @@ def test_a_process_waits_for_a_chat_it_holds_itself(store):
     a.chat_free_at.clear()  # forgotten locally (as tests do between ticks); the store still knows
     assert a.wait(7) == LATER
     assert a.wait(7) == GO  # after sleeping the learned delay
+
+
+@pytest.mark.postgres
+def test_on_postgresql_a_reservation_is_one_statement(django_assert_num_queries):
+    store = OrmPaceStore("4242")
+    with django_assert_num_queries(1):
+        assert store.reserve(1, BOT, CHAT, 60).busy is None
+    with django_assert_num_queries(1):
+        busy = store.reserve(1, BOT, CHAT, 60, owner="another")
+    assert (busy.busy, busy.mine) == ("chat", False)
