@@ -142,15 +142,17 @@ def render_digest(notifications, backlog) -> tuple[Rendered, int]:
     """
     header = "📬 " + digest_header(notifications, backlog)
     html_lines, plain_lines = [f"<b>{esc(header)}</b>"], [header]
+    html_length, plain_length = len(html_lines[0]), len(header)  # of the lines joined by newlines
     listed = 0
     for n in notifications[:DIGEST_MAX_ITEMS]:
         label, url = _digest_item(n)
         h = f'• <a href="{esc(url)}">{esc(label)}</a>' if url else f"• {esc(label)}"
         p = f"• {label} {url}".rstrip()
-        if max(_length(html_lines, h), _length(plain_lines, p)) > TEXT_LIMIT - 100:
+        if max(html_length + 1 + len(h), plain_length + 1 + len(p)) > TEXT_LIMIT - 100:
             break
         html_lines.append(h)
         plain_lines.append(p)
+        html_length, plain_length = html_length + 1 + len(h), plain_length + 1 + len(p)
         listed += 1
     if backlog > listed:
         tail = "… " + _("and %(count)d more to follow") % {"count": backlog - listed}
@@ -169,10 +171,6 @@ def digest_header(notifications, backlog):
     if all(n.kind == "new" for n in rows):
         return ngettext("%(count)d new ad for %(keywords)s", "%(count)d new ads for %(keywords)s", backlog) % values
     return ngettext("%(count)d new notification for %(keywords)s", "%(count)d new notifications for %(keywords)s", backlog) % values
-
-
-def _length(lines, extra):
-    return sum(len(line) + 1 for line in lines) + len(extra)
 
 
 def _digest_item(n):

@@ -120,7 +120,7 @@ def build_plan(now, limit) -> "OrderedDict[int, deque[Unit]]":
 
 def _load_rows(plan):
     """Loads every planned row in one query (not one per message); units whose rows are gone are dropped."""
-    rows = Notification.objects.for_sending().in_bulk([pk for units in plan.values() for unit in units for pk in unit.pks])
+    rows = Notification.objects.load_for_sending([pk for units in plan.values() for unit in units for pk in unit.pks])
     for chat_id, units in list(plan.items()):
         for unit in units:
             unit.rows = [rows[pk] for pk in unit.pks if pk in rows]

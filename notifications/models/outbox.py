@@ -11,21 +11,22 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from notifications.claim_sql import claim_rows
 from notifications.fan_out_sql import insert_ignoring_conflicts
 from notifications.models.chats import TelegramChat
 from notifications.models.subscriptions import Subscription
+from notifications.outbox_sql import claim_rows, settle_rows
+from tracker.models import Keyword
 
 logger = logging.getLogger(__name__)
 
 # Stands in for a NULL ("price on request") price in the outbox's unique key:
 # NULLs never collide in a unique index, so without it duplicates slip through.
 NO_PRICE_KEY = Decimal("-1")
-# What the sender reads of a row's chat, ad and keyword (messages.py, sender.py): whole rows
+# What the sender reads of a row's ad, chat and keyword (messages.py, sender.py): whole rows
 # meant parsing some twenty timestamps per notification sent.
-SENDING_FIELDS = ("chat__chat_id", "chat__status", "chat__language", "keyword__name", "keyword__query")
 AD_SENT_FIELDS = ("title", "price", "url", "image_url", "location", "postcode", "published_at", "relist_of")
-SENDING_FIELDS += tuple(f"ad__{name}" for name in AD_SENT_FIELDS)
+CHAT_SENT_FIELDS = ("chat_id", "status", "language")
+KEYWORD_SENT_FIELDS = ("name", "query")
 # After failures 1-5 the next attempt waits this long; failure 6 makes the row dead.
 BACKOFF = tuple(timedelta(minutes=m) for m in (1, 2, 4, 8, 16))
 MAX_ATTEMPTS = len(BACKOFF) + 1
@@ -73,15 +74,26 @@ class NotificationQuerySet(models.QuerySet):
         columns = [fields["chat"], *per_event, *per_page]
         return insert_ignoring_conflicts(db, Notification._meta.db_table, columns, rows)
 
-    def for_sending(self):
-        """Rows with what sending them reads of their chat, ad and keyword (SENDING_FIELDS)."""
+    def load_for_sending(self, pks):
+        """{pk: row} of `pks` with what sending reads of their ad, chat and keyword (*_SENT_FIELDS).
+
+        Chats and keywords are read once each and shared by their rows, not joined into every row.
+        """
         own = [f.name for f in Notification._meta.concrete_fields]
-        return self.select_related("chat", "ad", "keyword").only(*own, *SENDING_FIELDS)
+        rows = self.select_related("ad").only(*own, *(f"ad__{name}" for name in AD_SENT_FIELDS)).in_bulk(pks)
+        chats = TelegramChat.objects.only(*CHAT_SENT_FIELDS).in_bulk({n.chat_id for n in rows.values()})
+        keyword_ids = {n.keyword_id for n in rows.values()} - {None}
+        keywords = Keyword.objects.only(*KEYWORD_SENT_FIELDS).in_bulk(keyword_ids) if keyword_ids else {}
+        for n in rows.values():
+            n.chat = chats[n.chat_id]
+            if n.keyword_id is not None:
+                n.keyword = keywords[n.keyword_id]
+        return rows
 
     def claim(self, rows, now, lease_seconds):
         """Takes the due ones among loaded `rows` for sending, in `rows` order; rows another worker has are left out.
 
-        One UPDATE … RETURNING (notifications/claim_sql.py) claims them all under one fresh
+        One UPDATE … RETURNING (notifications/outbox_sql.py) claims them all under one fresh
         claim token and hands back each row's new attempts and last error, which are set on
         the instances. The claim counts as an attempt and hides each row for the lease: if
         this process dies before recording the outcome, the rows are due again when the lease
@@ -100,9 +112,9 @@ class NotificationQuerySet(models.QuerySet):
     def settle_sent(self, rows, message_id, now):
         """Marks claimed rows sent in one UPDATE (only those still held under their claim token)."""
         pks = [n.pk for n in rows]
-        tokens = {n.claim_token for n in rows}
+        tokens = sorted({n.claim_token for n in rows})
         fields = dict(status=Notification.Status.SENT, last_error="", sent_at=now, message_id=message_id)
-        updated = self.filter(pk__in=pks, claim_token__in=tokens).update(**fields)
+        updated = settle_rows(connections[self.db], Notification._meta.db_table, pks, tokens, fields["status"], now, message_id)
         for n in rows:
             for name, value in fields.items():
                 setattr(n, name, value)

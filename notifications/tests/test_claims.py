@@ -12,7 +12,7 @@ from tests.factories import make_notification
 
 
 def loaded(n):
-    return list(Notification.objects.for_sending().filter(pk=n.pk))
+    return list(Notification.objects.load_for_sending([n.pk]).values())
 
 
 @pytest.mark.django_db
