@@ -22,6 +22,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import DurationField, ExpressionWrapper, F, Value
+from django.db.models.functions import Random
 from django.utils import timezone
 
 from scraping import credentials
@@ -42,6 +44,7 @@ class Skip:
 
 
 def next_window(keyword, now):
+    """The keyword's next window: one interval ahead plus a jitter (also _next_window_sql)."""
     jitter = random.uniform(0, settings.SCHEDULER_JITTER_S)  # noqa: S311 (spreading load, not security)
     return now + timedelta(minutes=keyword.interval_minutes, seconds=jitter)
 
@@ -136,14 +139,19 @@ def _not_skipped(keywords, now, kind):
 
 
 def _move_windows(keywords, now, kind):
-    """Moves each keyword's windows ahead (each its own jitter) in one UPDATE."""
+    """Moves the keywords' windows ahead in one UPDATE, each with its own jitter."""
     if not keywords:
         return
-    for keyword in keywords:
-        moved = _moved_windows(keyword, now, kind)
-        for name, value in moved.items():
-            setattr(keyword, name, value)
-    Keyword.objects.bulk_update(keywords, list(moved))
+    fields = {"next_run_at": _next_window_sql(now)}
+    if kind == ScrapeRun.Kind.SWEEP:
+        fields["next_sweep_at"] = next_sweep(now)
+    Keyword.objects.filter(pk__in=[keyword.pk for keyword in keywords]).update(**fields)
+
+
+def _next_window_sql(now):
+    """next_window() as an SQL expression: RANDOM() draws each row's jitter."""
+    jitter = ExpressionWrapper(Random() * Value(timedelta(seconds=settings.SCHEDULER_JITTER_S)), output_field=DurationField())
+    return Value(now) + F("interval_minutes") * Value(timedelta(minutes=1)) + jitter
 
 
 def _won(keyword, now, window_field, kind):
