@@ -6,6 +6,10 @@ locked with SKIP LOCKED, so concurrent ticks split the work; elsewhere a
 conditional UPDATE on the old `next_run_at` decides who won. The partial
 unique index "one running run per keyword" is the last line of defence.
 
+A tick's due keywords are claimed as one batch: one query finds which of them
+still have a running run, one UPDATE moves all their windows, one INSERT
+creates all their runs (issue 16: the tick's cost does not grow per keyword).
+
 Deep sweeps (`kind=sweep`) are claimed the same way on `next_sweep_at`, which
 moves SCRAPE_SWEEP_HOURS ahead. A sweep reads page 1 too, so its claim also
 moves `next_run_at`: the cursor run it would collide with is not needed.
@@ -18,6 +22,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import DurationField, ExpressionWrapper, F, Value
+from django.db.models.functions import Random
 from django.utils import timezone
 
 from scraping import credentials
@@ -38,6 +44,7 @@ class Skip:
 
 
 def next_window(keyword, now):
+    """The keyword's next window: one interval ahead plus a jitter (also _next_window_sql)."""
     jitter = random.uniform(0, settings.SCHEDULER_JITTER_S)  # noqa: S311 (spreading load, not security)
     return now + timedelta(minutes=keyword.interval_minutes, seconds=jitter)
 
@@ -56,10 +63,23 @@ def _moved_windows(keyword, now, kind):
 
 def skip_reason(keyword):
     """Why this keyword's window cannot run now, or None."""
-    if ScrapeRun.objects.running().filter(keyword=keyword).exists():
+    running = ScrapeRun.objects.running().filter(keyword=keyword).exists()
+    return _skip_reason(keyword, running, {})
+
+
+def _skip_reason(keyword, running, sources):
+    """skip_reason() from facts read once per batch: whether the keyword has a running run,
+    and `sources`, a cache of each source's verdict (filled as sources are met)."""
+    if running:
         return Skip("already_running", "the previous run of this keyword is still running")
+    if keyword.source not in sources:
+        sources[keyword.source] = _source_skip(keyword.source)
+    return sources[keyword.source]
+
+
+def _source_skip(slug):
     try:
-        handler = get_handler(keyword.source)()
+        handler = get_handler(slug)()
     except UnknownSource as exc:
         return Skip("unknown_source", str(exc))
     unavailable = credentials.unavailable_reason(handler)
@@ -88,40 +108,77 @@ def claim_due_sweeps(now=None, limit=None):
 
 
 def _claim(due, window_field, kind, now, limit):
+    """One batch: a fixed number of queries however many keywords are due (plus a few per
+    skipped keyword, and on the conditional path one UPDATE per keyword)."""
     limit = limit or settings.SCHEDULER_CLAIM_LIMIT
-    if connection.features.has_select_for_update_skip_locked:
+    locked = connection.features.has_select_for_update_skip_locked
+    with transaction.atomic():
+        keywords = list(due.select_for_update(skip_locked=True)[:limit] if locked else due[:limit])
+        if not keywords:
+            return []
+        ready = _not_skipped(keywords, now, kind)
+        if locked:
+            # The rows are locked by us: nobody else can claim them meanwhile.
+            _move_windows(ready, now, kind)
+        else:
+            ready = [keyword for keyword in ready if _won(keyword, now, window_field, kind)]
+        return _start_runs(ready, now, kind)
+
+
+def _not_skipped(keywords, now, kind):
+    """The keywords that may run; a skip row for each of the others."""
+    running = set(ScrapeRun.objects.running().filter(keyword__in=keywords).values_list("keyword_id", flat=True))
+    sources, ready = {}, []
+    for keyword in keywords:
+        skip = _skip_reason(keyword, keyword.pk in running, sources)
+        if skip:
+            _skip(keyword, skip, now, kind)
+        else:
+            ready.append(keyword)
+    return ready
+
+
+def _move_windows(keywords, now, kind):
+    """Moves the keywords' windows ahead in one UPDATE, each with its own jitter."""
+    if not keywords:
+        return
+    fields = {"next_run_at": _next_window_sql(now)}
+    if kind == ScrapeRun.Kind.SWEEP:
+        fields["next_sweep_at"] = next_sweep(now)
+    Keyword.objects.filter(pk__in=[keyword.pk for keyword in keywords]).update(**fields)
+
+
+def _next_window_sql(now):
+    """next_window() as an SQL expression: RANDOM() draws each row's jitter."""
+    jitter = ExpressionWrapper(Random() * Value(timedelta(seconds=settings.SCHEDULER_JITTER_S)), output_field=DurationField())
+    return Value(now) + F("interval_minutes") * Value(timedelta(minutes=1)) + jitter
+
+
+def _won(keyword, now, window_field, kind):
+    """Without row locks a conditional UPDATE on the old window decides who claims it."""
+    moved = _moved_windows(keyword, now, kind)
+    won = Keyword.objects.filter(pk=keyword.pk, is_active=True, **{window_field: getattr(keyword, window_field)}).update(**moved)
+    if not won:
+        ScrapeRun.record_skip(keyword, "concurrent_claim", "another worker claimed this window first", now=now, kind=kind)
+        return False
+    for name, value in moved.items():
+        setattr(keyword, name, value)
+    return True
+
+
+def _start_runs(keywords, now, kind):
+    """The claimed keywords' running runs, in one INSERT."""
+    if not keywords:
+        return []
+    try:
         with transaction.atomic():
-            runs = [_claim_locked(kw, now, kind) for kw in due.select_for_update(skip_locked=True)[:limit]]
-    else:
-        runs = [_claim_conditional(kw, now, window_field, kind) for kw in due[:limit]]
-    return [run for run in runs if run is not None]
-
-
-def _claim_locked(keyword, now, kind):
-    """The keyword row is locked by us: nobody else can claim it meanwhile."""
-    with transaction.atomic():
-        skip = skip_reason(keyword)
-        if skip:
-            return _skip(keyword, skip, now, kind)
-        fields = _moved_windows(keyword, now, kind)
-        Keyword.objects.filter(pk=keyword.pk).update(**fields)
-        for name, value in fields.items():
-            setattr(keyword, name, value)
-        return _start_run(keyword, now, kind)
-
-
-def _claim_conditional(keyword, now, window_field, kind):
-    with transaction.atomic():
-        skip = skip_reason(keyword)
-        if skip:
-            return _skip(keyword, skip, now, kind)
-        won = Keyword.objects.filter(pk=keyword.pk, is_active=True, **{window_field: getattr(keyword, window_field)}).update(
-            **_moved_windows(keyword, now, kind)
-        )
-        if not won:
-            ScrapeRun.record_skip(keyword, "concurrent_claim", "another worker claimed this window first", now=now, kind=kind)
-            return None
-        return _start_run(keyword, now, kind)
+            return ScrapeRun.objects.bulk_create(
+                [ScrapeRun(keyword=keyword, source=keyword.source, started_at=now, kind=kind) for keyword in keywords]
+            )
+    except IntegrityError:
+        # A run of one of them became `running` since we looked: one by one, so only that one is skipped.
+        runs = [_start_run(keyword, now, kind) for keyword in keywords]
+        return [run for run in runs if run is not None]
 
 
 def _start_run(keyword, now, kind=ScrapeRun.Kind.SCHEDULED):

@@ -36,7 +36,8 @@ def check_credentials(now=None):
     session, and about credentials that expire soon or have expired."""
     now = now or timezone.now()
     day = timezone.localdate(now).isoformat()
-    for slug in Keyword.objects.active().values_list("source", flat=True).distinct():
+    # order_by(): the default ordering (id) would make it DISTINCT (source, id), one row per keyword.
+    for slug in Keyword.objects.active().order_by().values_list("source", flat=True).distinct():
         try:
             handler = get_handler(slug)()
         except UnknownSource:

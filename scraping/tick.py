@@ -10,11 +10,11 @@ import logging
 
 from django.conf import settings
 from django.utils import timezone
-from django_q.tasks import async_task
 
 from notifications.sender import process_queue
 from scraping.claims import claim_due_keywords, claim_due_sweeps
 from scraping.credentials import check_credentials
+from scraping.enqueue import enqueue_scrapes
 from scraping.failure_monitor import check_failures
 from scraping.models import ScrapeRun
 from scraping.retention import prune_if_due
@@ -32,8 +32,7 @@ def tick():
     _step("retention", lambda: prune_if_due(now))
     # Sweeps first: a claimed sweep moves its keyword's next_run_at too (it reads page 1).
     runs = claim_due_sweeps(now) + claim_due_keywords(now)
-    for run in runs:
-        enqueue_scrape(run)
+    enqueue_scrapes(runs)  # one write for all tasks; a run that got none is failed and due again
     logger.info("tick: sent=%s reaped=%s claimed=%d", sent, reaped, len(runs))
     return {"sent": sent, "reaped": reaped, "claimed": len(runs)}
 
@@ -48,15 +47,8 @@ def _step(name, fn):
 
 
 def enqueue_scrape(run):
-    try:
-        async_task("scraping.tasks.run_scrape", run.pk, task_name=f"scrape-kw{run.keyword_id}-run{run.pk}", group="scrape")
-    except Exception as exc:
-        # Without a task the run would sit `running` until reaped; fail it now
-        # and make the keyword due again so the next tick retries.
-        logger.exception("could not enqueue run %s of keyword %s", run.pk, run.keyword_id)
-        run.close(ScrapeRun.Status.FAILED, "enqueue_failed", f"{type(exc).__name__}: {exc}")
-        Keyword.objects.filter(pk=run.keyword_id).make_due()
-        check_failures(run.keyword_id)
+    """One run's task (the operator's Run now); see scraping.enqueue."""
+    return enqueue_scrapes([run])
 
 
 def reap_zombies(now=None):

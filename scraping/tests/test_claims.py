@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from scraping.claims import claim_due_keywords
+from scraping.claims import _start_runs, claim_due_keywords
 from scraping.models import ScrapeRun
 from tests.factories import make_keyword
 from tracker.models import Keyword
@@ -99,3 +99,15 @@ def test_claim_limit_bounds_one_tick(settings):
         make_keyword()
     assert len(claim_due_keywords()) == 3
     assert len(claim_due_keywords()) == 2
+
+
+def test_a_run_started_since_the_batch_looked_costs_only_its_own_keyword():
+    """The batch INSERT meets the one-running-run index: the runs start one by one and only
+    the keyword that has a running run is skipped."""
+    free, busy = make_keyword(), make_keyword()
+    ScrapeRun.objects.create(keyword=busy, source=busy.source)  # started after the running check
+    runs = _start_runs([free, busy], timezone.now(), ScrapeRun.Kind.SCHEDULED)
+    assert [run.keyword_id for run in runs] == [free.pk]
+    assert ScrapeRun.objects.running().filter(keyword=free).count() == 1
+    skip = ScrapeRun.objects.get(status="skipped")
+    assert (skip.keyword_id, skip.error) == (busy.pk, "already_running")

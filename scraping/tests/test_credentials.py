@@ -99,3 +99,11 @@ def test_expiry_warning_logs_at_error(expiring_keyword, caplog):
     with time_machine.travel(EXPIRY - timedelta(days=4)):
         check_credentials()
     assert [r.levelname for r in caplog.records if "expire at" in r.getMessage()] == ["ERROR"]
+
+
+def test_a_source_is_checked_once_however_many_keywords_use_it(monkeypatch, caplog):
+    monkeypatch.setitem(registry.SOURCES, "nosession", ("No-session test source", f"{__name__}.NoSessionSource"))
+    for _ in range(3):
+        make_keyword(source="nosession")
+    check_credentials()
+    assert len([r for r in caplog.records if "source nosession is unavailable" in r.getMessage()]) == 1

@@ -4,6 +4,8 @@ import logging
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from django_q.models import OrmQ
 
@@ -11,7 +13,7 @@ from notifications.models import Notification
 from scraping.models import ScrapeRun
 from scraping.tick import tick
 from tests.factories import make_keyword, make_notification
-from tracker.models import Heartbeat
+from tracker.models import Heartbeat, Keyword
 
 pytestmark = pytest.mark.django_db
 
@@ -79,3 +81,32 @@ def test_without_a_token_rows_stay_pending_and_scraping_goes_on(settings, caplog
     assert result["claimed"] == 1
     assert Notification.objects.get().status == Notification.Status.PENDING
     assert any("TELEGRAM_BOT_TOKEN" in r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+
+
+def tick_queries(keywords, due):
+    """The queries of one tick in which the first `due` of `keywords` are due (none running)."""
+    now = timezone.now()
+    ScrapeRun.objects.running().update(status="done", finished_at=now)
+    Keyword.objects.filter(pk__in=[k.pk for k in keywords]).update(next_run_at=now + timedelta(hours=1))
+    Keyword.objects.filter(pk__in=[k.pk for k in keywords[:due]]).update(next_run_at=now - timedelta(minutes=1))
+    with CaptureQueriesContext(connection) as queries:
+        assert tick()["claimed"] == due
+    return len(queries)
+
+
+@pytest.fixture
+def fifty_keywords(telegram):
+    keywords = [make_keyword(next_sweep_at=timezone.now() + timedelta(days=1)) for _ in range(50)]
+    tick_queries(keywords, 0)  # the first tick of the day also prunes and creates the heartbeat
+    return keywords
+
+
+@pytest.mark.postgres
+def test_a_tick_makes_as_many_queries_for_50_due_keywords_as_for_5(fifty_keywords):
+    """Claims, runs and tasks are written in batches (issue 16: 8 queries per due keyword before)."""
+    assert tick_queries(fifty_keywords, 50) == tick_queries(fifty_keywords, 5)
+
+
+def test_a_tick_makes_at_most_one_query_per_due_keyword(fifty_keywords):
+    """Without SKIP LOCKED (SQLite) each claim's conditional UPDATE is the only per-keyword query."""
+    assert tick_queries(fifty_keywords, 50) - tick_queries(fifty_keywords, 5) <= 45
