@@ -50,7 +50,7 @@ def _recent_problems(limit=10):
 def dashboard_context(now=None):
     now = now or timezone.now()
     report = health_report(now)
-    stats = collect_stats(now) if report["db_connected"] else None
+    stats = collect_stats(now, queue=report["queue"]) if report["db_connected"] else None
     if stats is None:
         return {"health": report}
     queue = report["queue"]

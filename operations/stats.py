@@ -44,19 +44,29 @@ def overdue_after_s(interval_minutes):
     return 2 * interval_minutes * 60 + OVERDUE_SLACK_S
 
 
-def _run_dict(run):
-    if run is None:
-        return None
-    fields = ("id", "status", "started_at", "finished_at", "ads_seen", "ads_new", "error")
-    return {name: getattr(run, name) for name in fields}
+RUN_FIELDS = ("id", "status", "started_at", "finished_at", "ads_seen", "ads_new", "error")
+KEYWORD_FIELDS = (
+    "id",
+    "name",
+    "query",
+    "source",
+    "is_active",
+    "interval_minutes",
+    "last_run_at",
+    "next_run_at",
+    "last_success_at",
+    "consecutive_failures",
+    "zero_result_alert_at",
+    "created_at",
+)
 
 
 def _overdue_s(keyword, now):
     """Seconds past the overdue limit, or None. A keyword that never ran counts from its creation."""
-    if not keyword.is_active:
+    if not keyword["is_active"]:
         return None
-    reference = keyword.last_run_at or keyword.created_at
-    late = (now - reference).total_seconds() - overdue_after_s(keyword.interval_minutes)
+    reference = keyword["last_run_at"] or keyword["created_at"]
+    late = (now - reference).total_seconds() - overdue_after_s(keyword["interval_minutes"])
     return int(late) if late > 0 else None
 
 
@@ -65,24 +75,26 @@ def keyword_rows(now):
 
     The last success is the keyword's stored `last_success_at` (set when a run finishes):
     searching a failing keyword's history for its last done run reads every run since.
+    Rows are read as dicts of the shown columns only (no model instances, no error bodies):
+    the cost grows with the number of keywords, not with their history.
     """
-    runs = ScrapeRun.objects.filter(keyword=OuterRef("pk")).order_by("-started_at")
-    keywords = Keyword.objects.annotate(latest_run_id=Subquery(runs.exclude(status=ScrapeRun.Status.SKIPPED).values("pk")[:1]))
-    keywords = list(keywords)
-    latest = ScrapeRun.objects.in_bulk([k.latest_run_id for k in keywords if k.latest_run_id])
+    runs = ScrapeRun.objects.filter(keyword=OuterRef("pk")).exclude(status=ScrapeRun.Status.SKIPPED).order_by("-started_at")
+    keywords = list(Keyword.objects.annotate(latest_run_id=Subquery(runs.values("pk")[:1])).values(*KEYWORD_FIELDS, "latest_run_id"))
+    run_ids = [k["latest_run_id"] for k in keywords if k["latest_run_id"]]
+    latest = {run["id"]: run for run in ScrapeRun.objects.filter(pk__in=run_ids).order_by().values(*RUN_FIELDS)} if run_ids else {}
     return [
         {
-            "id": k.pk,
-            "name": k.display_name,
-            "source": k.source,
-            "is_active": k.is_active,
-            "interval_minutes": k.interval_minutes,
-            "last_run_at": k.last_run_at,
-            "next_run_at": k.next_run_at,
-            "last_success_at": k.last_success_at,
-            "consecutive_failures": k.consecutive_failures,
-            "last_run": _run_dict(latest.get(k.latest_run_id)),
-            "zero_result_alert_at": k.zero_result_alert_at,
+            "id": k["id"],
+            "name": k["name"] or k["query"],  # Keyword.display_name
+            "source": k["source"],
+            "is_active": k["is_active"],
+            "interval_minutes": k["interval_minutes"],
+            "last_run_at": k["last_run_at"],
+            "next_run_at": k["next_run_at"],
+            "last_success_at": k["last_success_at"],
+            "consecutive_failures": k["consecutive_failures"],
+            "last_run": latest.get(k["latest_run_id"]),
+            "zero_result_alert_at": k["zero_result_alert_at"],
             "overdue_s": _overdue_s(k, now),
         }
         for k in keywords
@@ -106,12 +118,20 @@ def ad_counts(since):
     return {"ads_indexed": total, "ads_new_24h": new, "price_drops_24h": drops}, ["ads_indexed"] if estimated else []
 
 
-def notification_counts():
-    """Pending and dead exactly (notification_open_idx holds only them); sent and cancelled maybe estimated."""
-    open_statuses = [Notification.Status.PENDING, Notification.Status.DEAD]
-    rows = Notification.objects.filter(status__in=open_statuses).values_list("status").annotate(n=Count("id")).order_by()
+def notification_counts(queue=None):
+    """Pending and dead exactly, sent and cancelled maybe estimated.
+
+    Pending and dead are counted from notification_open_idx alone (COUNT(*) over its columns:
+    an index-only scan on PostgreSQL), or taken from `queue`, the health report's
+    queue_summary() of the same moment, when the page already has one.
+    """
     counts = {f"notifications_{status}": 0 for status in Notification.Status.values}
-    counts.update({f"notifications_{status}": n for status, n in rows})
+    if queue is not None:
+        counts.update(notifications_pending=queue["pending"], notifications_dead=queue["dead"])
+    else:
+        open_statuses = [Notification.Status.PENDING, Notification.Status.DEAD]
+        rows = Notification.objects.filter(status__in=open_statuses).values_list("status").annotate(n=Count("*")).order_by()
+        counts.update({f"notifications_{status}": n for status, n in rows})
     estimated = []
     for status in (Notification.Status.SENT, Notification.Status.CANCELLED):
         counts[f"notifications_{status}"], guessed = cheap_count(Notification.objects.filter(status=status))
@@ -181,13 +201,14 @@ def last_success_per_source(keywords):
     return latest
 
 
-def collect_stats(now=None):
+def collect_stats(now=None, queue=None):
+    """Every figure of /stats; `queue`: the health report's queue_summary(), when the caller has one."""
     now = now or timezone.now()
     since = now - WINDOW
     keywords = keyword_rows(now)
     runs, sweeps, skips, willhaben_429 = cached_run_window(since)
     ads, ads_estimated = ad_counts(since)
-    notifications, notifications_estimated = notification_counts()
+    notifications, notifications_estimated = notification_counts(queue)
     return {
         "generated_at": now,
         "keywords": len(keywords),

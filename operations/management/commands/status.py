@@ -72,7 +72,7 @@ class Command(BaseCommand):
     def report(self, as_json, verbosity):
         now = timezone.now()
         health = health_report(now, grace=False)
-        stats = collect_stats(now) if health["db_connected"] else None
+        stats = collect_stats(now, queue=health["queue"]) if health["db_connected"] else None
         if as_json:
             self.stdout.write(json.dumps({"health": health, "stats": stats}, cls=DjangoJSONEncoder, indent=2))
         else:
