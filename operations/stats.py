@@ -70,19 +70,21 @@ def _overdue_s(keyword, now):
     return int(late) if late > 0 else None
 
 
-def keyword_rows(now):
-    """Every keyword with its latest run (a skip does not hide the run before it) and last successful run: two queries.
+def keyword_rows(now, latest_runs=True):
+    """Every keyword with its last successful run and, with `latest_runs`, its latest run (a skip does not
+    hide the run before it): two queries (one without `latest_runs`: /metrics shows no run).
 
     The last success is the keyword's stored `last_success_at` (set when a run finishes):
     searching a failing keyword's history for its last done run reads every run since.
     Rows are read as dicts of the shown columns only (no model instances, no error bodies):
     the cost grows with the number of keywords, not with their history.
     """
-    runs = ScrapeRun.objects.filter(keyword=OuterRef("pk")).exclude(status=ScrapeRun.Status.SKIPPED).order_by("-started_at")
-    keywords = list(Keyword.objects.annotate(latest_run_id=Subquery(runs.values("pk")[:1])).values(*KEYWORD_FIELDS, "latest_run_id"))
-    run_ids = [k["latest_run_id"] for k in keywords if k["latest_run_id"]]
-    latest = {run["id"]: run for run in ScrapeRun.objects.filter(pk__in=run_ids).order_by().values(*RUN_FIELDS)} if run_ids else {}
-    return [
+    keywords = Keyword.objects.all()
+    if latest_runs:
+        runs = ScrapeRun.objects.filter(keyword=OuterRef("pk")).exclude(status=ScrapeRun.Status.SKIPPED).order_by("-started_at")
+        keywords = keywords.annotate(latest_run_id=Subquery(runs.values("pk")[:1]))
+    keywords = list(keywords.values(*KEYWORD_FIELDS, *(["latest_run_id"] if latest_runs else [])))
+    rows = [
         {
             "id": k["id"],
             "name": k["name"] or k["query"],  # Keyword.display_name
@@ -93,12 +95,23 @@ def keyword_rows(now):
             "next_run_at": k["next_run_at"],
             "last_success_at": k["last_success_at"],
             "consecutive_failures": k["consecutive_failures"],
-            "last_run": latest.get(k["latest_run_id"]),
             "zero_result_alert_at": k["zero_result_alert_at"],
             "overdue_s": _overdue_s(k, now),
         }
         for k in keywords
     ]
+    if latest_runs:
+        run_ids = [k["latest_run_id"] for k in keywords if k["latest_run_id"]]
+        latest = {run["id"]: run for run in ScrapeRun.objects.filter(pk__in=run_ids).order_by().values(*RUN_FIELDS)} if run_ids else {}
+        for row, k in zip(rows, keywords, strict=True):
+            row["last_run"] = latest.get(k["latest_run_id"])
+    return rows
+
+
+def zero_result_alerts():
+    """The keywords with an open zero-result alert (few rows), without reading every keyword's row."""
+    alerts = Keyword.objects.filter(zero_result_alert_at__isnull=False).values("id", "name", "query", "zero_result_alert_at")
+    return [{"id": k["id"], "name": k["name"] or k["query"], "since": k["zero_result_alert_at"]} for k in alerts]
 
 
 def cheap_count(queryset):
@@ -201,18 +214,13 @@ def last_success_per_source(keywords):
     return latest
 
 
-def collect_stats(now=None, queue=None):
-    """Every figure of /stats; `queue`: the health report's queue_summary(), when the caller has one."""
-    now = now or timezone.now()
+def summary(now, queue=None):
+    """The figures that are not per keyword: ads, notifications, the 24 h runs and 429s (the dashboard's)."""
     since = now - WINDOW
-    keywords = keyword_rows(now)
     runs, sweeps, skips, willhaben_429 = cached_run_window(since)
     ads, ads_estimated = ad_counts(since)
     notifications, notifications_estimated = notification_counts(queue)
     return {
-        "generated_at": now,
-        "keywords": len(keywords),
-        "active_keywords": sum(1 for k in keywords if k["is_active"]),
         **ads,
         **notifications,
         "estimated": ads_estimated + notifications_estimated,
@@ -220,6 +228,19 @@ def collect_stats(now=None, queue=None):
         "sweeps_24h": sweeps,
         "skips_24h": skips,
         "http_429_24h": {"willhaben": willhaben_429, "telegram": telegram_429(since)},
+    }
+
+
+def collect_stats(now=None, queue=None, latest_runs=True):
+    """Every figure of /stats. `queue`: the health report's queue_summary(), when the caller has one;
+    `latest_runs=False` leaves out each keyword's latest run (`keyword_runs[…]["last_run"]`)."""
+    now = now or timezone.now()
+    keywords = keyword_rows(now, latest_runs)
+    return {
+        "generated_at": now,
+        "keywords": len(keywords),
+        "active_keywords": sum(1 for k in keywords if k["is_active"]),
+        **summary(now, queue),
         "zero_result_alerts": [
             {"id": k["id"], "name": k["name"], "since": k["zero_result_alert_at"]} for k in keywords if k["zero_result_alert_at"]
         ],

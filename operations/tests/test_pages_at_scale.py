@@ -56,3 +56,26 @@ def test_keyword_rows_read_only_the_columns_they_show(seeded):
     assert run_sql and not [sql for sql in run_sql if '"detail"' in sql or '"counters"' in sql]
     assert not [sql for sql in keyword_sql if '"excluded_words"' in sql or '"last_error_detail"' in sql]
     assert {row["name"] for row in rows} == {"fresh", "stuck", "inactive", "new"}
+
+
+def latest_run_lookups(queries):
+    """Queries that look up each keyword's latest run (a subquery correlated with tracker_keyword.id)."""
+    return [q["sql"] for q in queries.captured_queries if '= ("tracker_keyword"."id")' in q["sql"]]
+
+
+def test_metrics_show_no_run_and_look_up_none(client, seeded):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/metrics")
+    assert response.status_code == 200
+    assert latest_run_lookups(queries) == []
+    assert 'lago_keyword_consecutive_failures{keyword="fresh"' in response.content.decode()
+
+
+def test_dashboard_reads_no_per_keyword_row(admin_client, seeded):
+    with CaptureQueriesContext(connection) as queries:
+        response = admin_client.get("/admin/")
+    assert response.status_code == 200
+    assert latest_run_lookups(queries) == []
+    keyword_reads = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "tracker_keyword"."id"')]
+    assert keyword_reads and all(" WHERE " in sql for sql in keyword_reads), keyword_reads
+    assert [a["name"] for a in response.context["dashboard"]["alerts"]] == ["stuck"]
