@@ -63,6 +63,8 @@ def dashboard_context(now=None):
             "dead": changelist("notification", "notifications", status__exact="dead"),
         },
         "runs_24h": _runs_24h(stats, now - WINDOW),
+        # Seconds since a big installation's cached run figures were read (operations.stats_cache); None: read now.
+        "runs_age_s": int((now - stats["read_at"]["runs_24h"]).total_seconds()) or None,
         "alerts": [{**a, "url": reverse("admin:tracker_keyword_change", args=[a["id"]])} for a in zero_result_alerts()],
         "alerts_url": changelist("keyword", "tracker", alert="yes"),
         "problem_runs": _recent_problems(),

@@ -139,6 +139,9 @@ class Command(BaseCommand):
         runs = ", ".join(f"{s} {n}" for s, n in stats["runs_24h"].items() if n) or "none"
         skips = ", ".join(f"{r} {n}" for r, n in stats["skips_24h"].items()) or "none"
         self.stdout.write(f"Runs (24 h): {runs}; skips: {skips}")
+        for figures, when in stats["read_at"].items():
+            if when < now:  # a big installation's cached reading (STATS_CACHE_S)
+                self.stdout.write(f"({figures} read {_ago(when, now)})")
         self.stdout.write(
             f"Notifications: {shown['notifications_sent']} sent, {stats['notifications_pending']} pending, "
             f"{stats['notifications_dead']} dead"
