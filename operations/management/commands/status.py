@@ -1,7 +1,7 @@
 """Is Lago working? The health verdict, each keyword's last and next run, alerts and the queue.
 
     manage.py status                    readable table
-    manage.py status --json             the same as JSON ({"health": …, "stats": …})
+    manage.py status --json             the same as JSON on one line ({"health": …, "stats": …}; `| jq` to read)
     manage.py status --check scheduler  only the scheduler heartbeat (worker container healthcheck)
     manage.py status --check bot        only the bot heartbeat (bot container healthcheck)
     manage.py status --check web        GET /health?check=web on the local web server: gunicorn answers and
@@ -74,7 +74,8 @@ class Command(BaseCommand):
         health = health_report(now, grace=False)
         stats = collect_stats(now, queue=health["queue"]) if health["db_connected"] else None
         if as_json:
-            self.stdout.write(json.dumps({"health": health, "stats": stats}, cls=DjangoJSONEncoder, indent=2))
+            # One line: the json module's C encoder (indent= falls back to the Python one, 2-3x slower for 300 keywords).
+            self.stdout.write(json.dumps({"health": health, "stats": stats}, cls=DjangoJSONEncoder))
         else:
             self.write_health(health, now)
             if stats is not None:
