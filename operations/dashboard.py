@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from operations.health import health_report
-from operations.stats import WINDOW, collect_stats
+from operations.stats import WINDOW, summary, zero_result_alerts
 from scraping.models import ScrapeRun
 
 PROBLEM_STATUSES = [ScrapeRun.Status.FAILED, ScrapeRun.Status.BANNED, ScrapeRun.Status.SKIPPED]
@@ -50,9 +50,10 @@ def _recent_problems(limit=10):
 def dashboard_context(now=None):
     now = now or timezone.now()
     report = health_report(now)
-    stats = collect_stats(now) if report["db_connected"] else None
-    if stats is None:
+    if not report["db_connected"]:
         return {"health": report}
+    # Not collect_stats(): the dashboard shows no per-keyword row, only the open alerts.
+    stats = summary(now, queue=report["queue"])
     queue = report["queue"]
     return {
         "health": report,
@@ -62,7 +63,9 @@ def dashboard_context(now=None):
             "dead": changelist("notification", "notifications", status__exact="dead"),
         },
         "runs_24h": _runs_24h(stats, now - WINDOW),
-        "alerts": [{**a, "url": reverse("admin:tracker_keyword_change", args=[a["id"]])} for a in stats["zero_result_alerts"]],
+        # Seconds since a big installation's cached run figures were read (operations.stats_cache); None: read now.
+        "runs_age_s": int((now - stats["read_at"]["runs_24h"]).total_seconds()) or None,
+        "alerts": [{**a, "url": reverse("admin:tracker_keyword_change", args=[a["id"]])} for a in zero_result_alerts()],
         "alerts_url": changelist("keyword", "tracker", alert="yes"),
         "problem_runs": _recent_problems(),
         "problem_runs_url": changelist("scraperun", "scraping", status__in=",".join(PROBLEM_STATUSES)),

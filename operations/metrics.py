@@ -86,6 +86,12 @@ def _stats_families(stats):
     yield _labelled_gauge(
         "lago_source_last_success_timestamp_seconds", "Finish time of the last successful scrape per source (0: never).", "source", last
     )
+    yield _labelled_gauge(
+        "lago_stats_read_timestamp_seconds",
+        "When these figures were read: the scrape time, or up to STATS_CACHE_S before on a big installation.",
+        "figures",
+        {figures: _timestamp(when) for figures, when in stats["read_at"].items()},
+    )
     yield from _keyword_families(stats["keyword_runs"])
 
 

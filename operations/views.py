@@ -68,5 +68,5 @@ def stats(request):
 @stats_token_required
 def metrics_view(request):
     report = health_report()
-    figures = collect_stats() if report["db_connected"] else None
+    figures = collect_stats(queue=report["queue"], latest_runs=False) if report["db_connected"] else None  # no run in /metrics
     return HttpResponse(metrics.render(report, figures), content_type=metrics.CONTENT_TYPE)

@@ -272,6 +272,9 @@ WATCHDOG_KILL_AFTER_S = env.float("WATCHDOG_KILL_AFTER_S", default=30.0)
 HEALTHCHECK_DB_TIMEOUT_S = env.int("HEALTHCHECK_DB_TIMEOUT_S", default=2)
 # When set, /stats and /metrics require "Authorization: Bearer <token>".
 STATS_TOKEN = secret("STATS_TOKEN")
+# A big installation (10,000 runs or more in 24 h) reads its 24 h run figures and per-keyword rows
+# for /stats, /metrics, the dashboard and `status` at most once per this many seconds (operations/stats_cache.py); 0: every time.
+STATS_CACHE_S = env.int("STATS_CACHE_S", default=30)
 # Read by ensure_admin (the compose `migrate` service, `make run`).
 DJANGO_SUPERUSER_PASSWORD = secret("DJANGO_SUPERUSER_PASSWORD")
 

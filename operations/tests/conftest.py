@@ -31,15 +31,13 @@ def clock():
 
 
 @pytest.fixture(autouse=True)
-def no_cached_run_window():
-    """operations.stats keeps a big window's run figures in the cache for 30 s: never across tests."""
-    from django.core.cache import cache
+def no_cached_readings():
+    """operations.stats_cache keeps a big installation's readings for STATS_CACHE_S: never across tests."""
+    from operations import stats_cache
 
-    from operations.stats import RUN_WINDOW_CACHE_KEY
-
-    cache.delete(RUN_WINDOW_CACHE_KEY)
+    stats_cache.forget()
     yield
-    cache.delete(RUN_WINDOW_CACHE_KEY)
+    stats_cache.forget()
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Is Lago working? The health verdict, each keyword's last and next run, alerts and the queue.
 
     manage.py status                    readable table
-    manage.py status --json             the same as JSON ({"health": …, "stats": …})
+    manage.py status --json             the same as JSON on one line ({"health": …, "stats": …}; `| jq` to read)
     manage.py status --check scheduler  only the scheduler heartbeat (worker container healthcheck)
     manage.py status --check bot        only the bot heartbeat (bot container healthcheck)
     manage.py status --check web        GET /health?check=web on the local web server: gunicorn answers and
@@ -72,9 +72,10 @@ class Command(BaseCommand):
     def report(self, as_json, verbosity):
         now = timezone.now()
         health = health_report(now, grace=False)
-        stats = collect_stats(now) if health["db_connected"] else None
+        stats = collect_stats(now, queue=health["queue"]) if health["db_connected"] else None
         if as_json:
-            self.stdout.write(json.dumps({"health": health, "stats": stats}, cls=DjangoJSONEncoder, indent=2))
+            # One line: the json module's C encoder (indent= falls back to the Python one, 2-3x slower for 300 keywords).
+            self.stdout.write(json.dumps({"health": health, "stats": stats}, cls=DjangoJSONEncoder))
         else:
             self.write_health(health, now)
             if stats is not None:
@@ -139,6 +140,9 @@ class Command(BaseCommand):
         runs = ", ".join(f"{s} {n}" for s, n in stats["runs_24h"].items() if n) or "none"
         skips = ", ".join(f"{r} {n}" for r, n in stats["skips_24h"].items()) or "none"
         self.stdout.write(f"Runs (24 h): {runs}; skips: {skips}")
+        for figures, when in stats["read_at"].items():
+            if when < now:  # a big installation's cached reading (STATS_CACHE_S)
+                self.stdout.write(f"({figures} read {_ago(when, now)})")
         self.stdout.write(
             f"Notifications: {shown['notifications_sent']} sent, {stats['notifications_pending']} pending, "
             f"{stats['notifications_dead']} dead"
