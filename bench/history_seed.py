@@ -155,13 +155,19 @@ def statements(plan):
     ]
 
 
-def seed(connection, plan, now, progress=print):
-    """Runs the statements on a Django connection (PostgreSQL); returns {label: rows}."""
+# The installation without its history: what it is configured with on its first day.
+CONFIGURATION = ("keywords", "chats", "subscriptions")
+
+
+def seed(connection, plan, now, progress=print, only=None):
+    """Runs the statements (those labelled in `only`, or all) on a Django connection (PostgreSQL); returns {label: rows}."""
     import time
 
     rows = {}
     with connection.cursor() as cursor:
         for label, sql in statements(plan):
+            if only is not None and label not in only:
+                continue
             start = time.perf_counter()
             cursor.execute(sql.replace("%", "%%").replace("%%(now)s", "%(now)s"), {"now": now})
             rows[label] = cursor.rowcount

@@ -20,15 +20,14 @@ planner's row estimate); `estimated` lists the figures that are estimates.
 from datetime import timedelta
 
 from django.db import connections
-from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Sum
-from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, Coalesce
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from lib.paginator import EXACT_BELOW, estimated_count
 from notifications.models import Notification
 from operations import stats_cache
 from scraping.models import ScrapeRun
+from scraping.run_hours import window_rows
 from scraping.sources import registry
 from tracker.models import Ad, Keyword, PriceChange
 
@@ -158,19 +157,14 @@ def notification_counts(queue=None):
     return counts, estimated
 
 
-def run_window(since):
-    """The runs started since `since` in one pass (the window's rows, read through scraperun_recent_idx):
-    (runs by status, deep sweeps by status, skipped windows by reason, willhaben's 429 responses).
+def run_window(since, now=None):
+    """The runs started since `since`: (runs by status, deep sweeps by status, skipped windows
+    by reason, willhaben's 429 responses). Settled hours come summed from scraping.run_hours.
 
     A collapsed skip row counts once in the runs and counters["skips"] times (1 when absent)
-    in the skips; the sums are portable JSON key reads (KT) cast to integers.
+    in the skips.
     """
-    counters = {
-        "n": Count("id"),
-        "skips": Sum(Coalesce(Cast(KT("counters__skips"), IntegerField()), 1)),
-        "http_429": Sum(Coalesce(Cast(KT("counters__http_429"), IntegerField()), 0)),
-    }
-    rows = ScrapeRun.objects.filter(started_at__gte=since).values_list("kind", "status", "error").annotate(**counters).order_by()
+    rows = window_rows(since, now or timezone.now())
     runs = dict.fromkeys(ScrapeRun.Status.values, 0)
     sweeps = dict.fromkeys(ScrapeRun.Status.values, 0)
     skips, http_429 = {}, 0
@@ -196,7 +190,7 @@ def cached_run_window(now):
 
     At 300 keywords every 5 minutes that is 86,400 rows a day, 50–100 ms to read.
     """
-    return stats_cache.reading("run_window", now, lambda: run_window(now - WINDOW), keep=big_window)
+    return stats_cache.reading("run_window", now, lambda: run_window(now - WINDOW, now), keep=big_window)
 
 
 def cached_keyword_values(now, latest_runs, big):
