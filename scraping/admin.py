@@ -11,6 +11,7 @@ from lib.badges import badge
 from scraping import admin_keywords, admin_schedules  # noqa: F401
 from scraping.models import ScrapeRun
 from scraping.sources.registry import choices as source_choices
+from tracker.admin_filters import KeywordFilter
 
 
 def _pretty(text):
@@ -55,7 +56,7 @@ class ScrapeRunAdmin(BigTableAdmin):
     list_select_related = ["keyword"]
     # No date_hierarchy and no field filter on `error`: both SELECT DISTINCT over
     # every run (millions); the date links below are plain started_at ranges.
-    list_filter = ["status", "kind", SourceFilter, "keyword", ("started_at", admin.DateFieldListFilter)]
+    list_filter = ["status", "kind", SourceFilter, ("keyword", KeywordFilter), ("started_at", admin.DateFieldListFilter)]
     search_fields = ["keyword__query", "error", "detail"]
     fields = [
         "keyword",
