@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from lib.admin_lists import BigTableAdmin
+from lib.admin_lists import BigTableAdmin, defer_related
 from lib.badges import badge
 
 # Registered for their side effect: the Keyword admin over tracker's, the allow-listed Schedule admin.
@@ -54,6 +54,7 @@ class ScrapeRunAdmin(BigTableAdmin):
         "price_drops",
     ]
     list_select_related = ["keyword"]
+    list_defer = ["detail", "counters", *defer_related(ScrapeRun, "keyword", keep={"name", "query"})]
     # No date_hierarchy and no field filter on `error`: both SELECT DISTINCT over
     # every run (millions); the date links below are plain started_at ranges.
     list_filter = ["status", "kind", SourceFilter, ("keyword", KeywordFilter), ("started_at", admin.DateFieldListFilter)]

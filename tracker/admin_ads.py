@@ -8,7 +8,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from lib.admin_lists import BigTableAdmin
+from lib.admin_lists import BigTableAdmin, defer_related
 from lib.money import euro, format_price
 from tracker.admin_activity import AdRelistAdmin
 from tracker.admin_filters import AdSourceFilter, DroppedInPriceFilter, GoneFilter, KeywordFilter, NewTodayFilter, PriceRangeFilter
@@ -153,6 +153,7 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
 class PriceChangeAdmin(PriceChangeColumns, BigTableAdmin, MachineWrittenAdmin):
     list_display = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
     list_select_related = ["ad"]
+    list_defer = defer_related(PriceChange, "ad", keep={"title"})
     search_fields = ["ad__title", "ad__external_id"]
     fields = readonly_fields = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
     # No date_hierarchy: its drill-down reads the dates of every row. 50 rows a page, no full count (BigTableAdmin).

@@ -9,9 +9,10 @@ from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from django.contrib.admin.templatetags import admin_urls
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.urls import reverse
+from django.urls import resolve, reverse
 from django.utils import timezone
 
 from scraping.models import ScrapeRun
@@ -81,3 +82,74 @@ def test_price_changes_are_listed_fifty_a_page(admin_client):
     response = admin_client.get(reverse("admin:tracker_pricechange_changelist"))
     assert len(response.context["cl"].result_list) == 50
     assert response.content.decode().count('class="action-select"') == 50
+
+
+def failed_runs(n):
+    keyword = make_keyword(name="Rennräder")
+    ScrapeRun.objects.bulk_create(
+        ScrapeRun(keyword=keyword, source="willhaben", status="failed", detail="boom", counters={"http_429": 1}, started_at=timezone.now())
+        for _ in range(n)
+    )
+
+
+def resolves_for(client, url, monkeypatch):
+    """How often the admin's preserved-filters tag resolve()s a URL while `url` renders (a spy: same behaviour)."""
+    calls = []
+
+    def spy(path, *args, **kwargs):
+        calls.append(path)
+        return resolve(path, *args, **kwargs)
+
+    monkeypatch.setattr(admin_urls, "resolve", spy)
+    response = client.get(url)
+    monkeypatch.undo()
+    assert response.status_code == 200
+    return response, len(calls)
+
+
+def test_row_links_keep_the_filters_without_a_resolve_per_row(admin_client, monkeypatch):
+    url = reverse("admin:scraping_scraperun_changelist") + "?status__exact=failed"
+    failed_runs(2)
+    _response, with_2 = resolves_for(admin_client, url, monkeypatch)
+    failed_runs(30)
+    response, with_32 = resolves_for(admin_client, url, monkeypatch)
+    assert with_32 == with_2
+    run = response.context["cl"].result_list[0]
+    link = f'<a href="/admin/scraping/scraperun/{run.pk}/change/?_changelist_filters=status__exact%3Dfailed">{run.pk}</a>'
+    assert link in response.content.decode()
+
+
+def test_row_links_without_filters_are_the_change_pages(admin_client):
+    failed_runs(1)
+    response = admin_client.get(reverse("admin:scraping_scraperun_changelist"))
+    run = response.context["cl"].result_list[0]
+    assert f'<a href="/admin/scraping/scraperun/{run.pk}/change/">{run.pk}</a>' in response.content.decode()
+
+
+@pytest.mark.parametrize("url_name", ["admin:scraping_scraperun_changelist", "admin:notifications_notification_changelist"])
+def test_no_facet_counts_on_big_tables(admin_client, url_name):
+    failed_runs(1)
+    with CaptureQueriesContext(connection) as queries:
+        response = admin_client.get(reverse(url_name) + "?_facets=True")
+    assert response.status_code == 200
+    assert [q["sql"] for q in queries.captured_queries if "FILTER (WHERE" in q["sql"]] == []
+
+
+def test_run_list_reads_no_detail_and_only_the_keyword_name(admin_client):
+    failed_runs(3)
+    with CaptureQueriesContext(connection) as queries:
+        html = admin_client.get(reverse("admin:scraping_scraperun_changelist")).content.decode()
+    (rows,) = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "scraping_scraperun"."id"')]
+    assert '"detail"' not in rows and '"counters"' not in rows
+    assert [column for column in UNNEEDED if column in rows] == []
+    assert html.count('<td class="field-keyword nowrap">Rennräder</td>') == 3
+
+
+def test_price_change_list_reads_only_the_ads_title(admin_client):
+    ad = make_ad(title="Canyon Rennrad")
+    PriceChange.objects.create(ad=ad, old_price=Decimal(100), new_price=Decimal(90))
+    with CaptureQueriesContext(connection) as queries:
+        html = admin_client.get(reverse("admin:tracker_pricechange_changelist")).content.decode()
+    (rows,) = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "tracker_pricechange"."id"')]
+    assert '"tracker_ad"."title"' in rows and '"tracker_ad"."url"' not in rows
+    assert ">Canyon Rennrad</a>" in html

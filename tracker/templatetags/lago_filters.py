@@ -2,19 +2,18 @@
 
 from django import template
 from django.utils.encoding import iri_to_uri
-from django.utils.html import format_html_join
+from django.utils.html import conditional_escape, escape
 from django.utils.safestring import mark_safe
 
 register = template.Library()
-
-SELECTED = mark_safe(' class="selected"')
 
 
 @register.filter
 def choice_links(choices):
     """The <li> links of admin/filter.html, without a template loop per choice (300 keywords: 300 loops)."""
-    return format_html_join(
-        "",
-        '<li{}><a href="{}">{}</a></li>',
-        ((SELECTED if c["selected"] else "", iri_to_uri(c["query_string"]), c["display"]) for c in choices),
-    )
+    links = []
+    for choice in choices:
+        selected = ' class="selected"' if choice["selected"] else ""
+        href, label = escape(iri_to_uri(choice["query_string"])), conditional_escape(choice["display"])
+        links.append(f'<li{selected}><a href="{href}">{label}</a></li>')
+    return mark_safe("".join(links))  # noqa: S308 (every link and label is escaped)
