@@ -6,7 +6,8 @@ shared 2-core machine. So: 50 rows a page (half the rendering), and Django's
 per-row action checkbox, a form widget rendered through the template engine, is
 written directly. The estimated-count paginator replaces the COUNT(*) per page
 on PostgreSQL. No facet counts (one COUNT per filter choice over millions of rows),
-and each row's link carries the list's filters without Django's resolve() per row.
+each row's link carries the list's filters without Django's resolve() per row, and
+the rows' cells come from lib.admin_rows (each column looked up once per page).
 """
 
 from urllib.parse import quote as url_quote
@@ -62,6 +63,8 @@ class BigTableAdmin(admin.ModelAdmin):
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER
     paginator = EstimatedCountPaginator
+    # Its rows from lib.admin_rows (the same cells, looked up once per column).
+    change_list_template = "admin/lago_big_change_list.html"
     # Columns the list does not show (BigChangeList), e.g. defer_related(Model, "fk", keep={"name"}).
     list_defer = ()
 
