@@ -30,7 +30,7 @@ class Column:
         admin = changelist.model_admin
         self.name = name
         self.missing = self.empty = admin.get_empty_value_display()
-        self.field = self.method = None
+        self.field = self.method = self.choices = None
         self.boolean = self.is_fk = False
         try:
             field = _plain_field(changelist.lookup_opts, name)
@@ -43,6 +43,7 @@ class Column:
                 self.field = field
                 self.is_fk = isinstance(field.remote_field, models.ManyToOneRel)
                 nowrap = isinstance(field, (models.DateField, models.TimeField, models.ForeignKey))
+                self.choices = _choices(field)
             self.read = lambda row: getattr(row, name)
         elif isinstance(name, str) and name != "__str__" and callable(getattr(admin, name, None)):
             self.method = getattr(admin, name)
@@ -70,7 +71,19 @@ class Column:
             return css, display_for_value(value, self.empty, self.boolean)
         if self.is_fk:
             return self.css_field, self.empty if value is None else value
+        if self.choices is not None:
+            return self.css_field, self.choices.get(value, self.empty)
         return self.css_field, display_for_field(value, self.field, self.empty, avoid_link=link)
+
+
+def _choices(field):
+    """display_for_field's {value: label} of a field with choices, built once (it builds it per cell)."""
+    if not getattr(field, "flatchoices", None):
+        return None
+    try:
+        return dict(field.flatchoices)
+    except TypeError:
+        return None  # list-like choices: display_for_field's own path
 
 
 def _plain_field(opts, name):

@@ -13,6 +13,8 @@ from scraping.models import ScrapeRun
 from scraping.sources.registry import choices as source_choices
 from tracker.admin_filters import KeywordFilter
 
+STATUS_LABELS = dict(ScrapeRun.Status.choices)
+
 
 def _pretty(text):
     """JSON pretty-printed, anything else as it is."""
@@ -85,7 +87,8 @@ class ScrapeRunAdmin(BigTableAdmin):
 
     @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj):
-        return badge(obj.status, obj.get_status_display())
+        # get_status_display() hashes every choice's lazy label, a gettext each, for every row.
+        return badge(obj.status, STATUS_LABELS.get(obj.status, obj.status))
 
     @admin.display(description=_("duration"))
     def duration_s(self, obj):

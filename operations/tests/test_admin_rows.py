@@ -87,3 +87,10 @@ def test_a_column_it_does_not_cover_falls_back_to_django(admin_client, monkeypat
     monkeypatch.setattr(model_admin, "list_display", [*model_admin.list_display, "__str__"])
     html = admin_client.get(reverse("admin:tracker_ad_changelist")).content.decode()
     assert '<td class="field-__str__">Canyon &amp; Rennrad</td>' in html
+
+
+@pytest.mark.parametrize("url_name", ["admin:scraping_scraperun_changelist", "admin:notifications_notification_changelist"])
+def test_rows_are_the_html_django_renders_in_german(admin_client, monkeypatch, settings, url_name):
+    settings.LANGUAGE_CODE = "de-at"
+    test_rows_are_the_html_django_renders(admin_client, monkeypatch, url_name, "")
+    assert '<html lang="de-at"' in admin_client.get(reverse(url_name)).content.decode()
