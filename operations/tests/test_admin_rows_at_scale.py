@@ -153,3 +153,10 @@ def test_price_change_list_reads_only_the_ads_title(admin_client):
     (rows,) = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "tracker_pricechange"."id"')]
     assert '"tracker_ad"."title"' in rows and '"tracker_ad"."url"' not in rows
     assert ">Canyon Rennrad</a>" in html
+
+
+def test_keyword_filter_escapes_the_names(admin_client):
+    keyword = make_keyword(name='Rad <b>"&"</b>')
+    html = admin_client.get(reverse("admin:scraping_scraperun_changelist") + "?q=x%26y").content.decode()
+    assert f'<a href="?q=x%26y&amp;keyword__id__exact={keyword.pk}">Rad &lt;b&gt;&quot;&amp;&quot;&lt;/b&gt;</a>' in html
+    assert "<b>" not in html
