@@ -16,7 +16,7 @@ from django.urls import resolve, reverse
 from django.utils import timezone
 
 from scraping.models import ScrapeRun
-from tests.factories import make_ad, make_keyword
+from tests.factories import make_ad, make_keyword, make_notification
 from tracker.models import KeywordAd, PriceChange
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
@@ -160,3 +160,13 @@ def test_keyword_filter_escapes_the_names(admin_client):
     html = admin_client.get(reverse("admin:scraping_scraperun_changelist") + "?q=x%26y").content.decode()
     assert f'<a href="?q=x%26y&amp;keyword__id__exact={keyword.pk}">Rad &lt;b&gt;&quot;&amp;&quot;&lt;/b&gt;</a>' in html
     assert "<b>" not in html
+
+
+def test_notification_list_reads_the_chat_and_ad_names_only(admin_client):
+    make_notification(ad=make_ad(title="Canyon Rennrad"))
+    with CaptureQueriesContext(connection) as queries:
+        html = admin_client.get(reverse("admin:notifications_notification_changelist")).content.decode()
+    (rows,) = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "notifications_notification"."id"')]
+    assert '"tracker_ad"."title"' in rows and '"tracker_ad"."url"' not in rows
+    assert '"notifications_telegramchat"."title"' in rows and '"notifications_telegramchat"."quiet_start"' not in rows
+    assert ">Canyon Rennrad</td>" in html
