@@ -4,7 +4,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from lib.admin_lists import BigTableAdmin
+from lib.admin_lists import BigTableAdmin, defer_related
 from lib.badges import badge
 from notifications.models import Notification, Subscription, TelegramChat
 
@@ -100,6 +100,11 @@ class NotificationAdmin(BigTableAdmin):
 
     list_display = ["id", "kind", "chat", "ad", "price", "status_badge", "attempts", "next_attempt_at", "short_error", "sent_at"]
     list_select_related = ["chat", "ad"]
+    # The chat and the ad by their names only (select_related reads every column of both otherwise).
+    list_defer = [
+        *defer_related(Notification, "chat", keep={"chat_id", "title", "username"}),
+        *defer_related(Notification, "ad", keep={"title"}),
+    ]
     # Every chat (a small table), not RelatedOnlyFieldListFilter's DISTINCT over the outbox.
     list_filter = ["status", "kind", "chat"]
     search_fields = ["ad__title", "chat__title", "last_error"]

@@ -4,13 +4,16 @@ from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from lib.admin_lists import BigTableAdmin
+from lib.admin_lists import BigTableAdmin, defer_related
 from lib.badges import badge
 
 # Registered for their side effect: the Keyword admin over tracker's, the allow-listed Schedule admin.
 from scraping import admin_keywords, admin_schedules  # noqa: F401
 from scraping.models import ScrapeRun
 from scraping.sources.registry import choices as source_choices
+from tracker.admin_filters import KeywordFilter
+
+STATUS_LABELS = dict(ScrapeRun.Status.choices)
 
 
 def _pretty(text):
@@ -53,9 +56,10 @@ class ScrapeRunAdmin(BigTableAdmin):
         "price_drops",
     ]
     list_select_related = ["keyword"]
+    list_defer = ["detail", "counters", *defer_related(ScrapeRun, "keyword", keep={"name", "query"})]
     # No date_hierarchy and no field filter on `error`: both SELECT DISTINCT over
     # every run (millions); the date links below are plain started_at ranges.
-    list_filter = ["status", "kind", SourceFilter, "keyword", ("started_at", admin.DateFieldListFilter)]
+    list_filter = ["status", "kind", SourceFilter, ("keyword", KeywordFilter), ("started_at", admin.DateFieldListFilter)]
     search_fields = ["keyword__query", "error", "detail"]
     fields = [
         "keyword",
@@ -83,7 +87,8 @@ class ScrapeRunAdmin(BigTableAdmin):
 
     @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj):
-        return badge(obj.status, obj.get_status_display())
+        # get_status_display() hashes every choice's lazy label, a gettext each, for every row.
+        return badge(obj.status, STATUS_LABELS.get(obj.status, obj.status))
 
     @admin.display(description=_("duration"))
     def duration_s(self, obj):

@@ -2,19 +2,18 @@
 keyword matches and heartbeats. Operators look and may delete, never add or edit."""
 
 from django.contrib import admin
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from lib.admin_lists import BigTableAdmin
+from lib.admin_lists import BigTableAdmin, defer_related
 from lib.money import euro, format_price
-from lib.paginator import EstimatedCountPaginator
 from tracker.admin_activity import AdRelistAdmin
-from tracker.admin_filters import AdSourceFilter, DroppedInPriceFilter, GoneFilter, NewTodayFilter, PriceRangeFilter
+from tracker.admin_filters import AdSourceFilter, DroppedInPriceFilter, GoneFilter, KeywordFilter, NewTodayFilter, PriceRangeFilter
 from tracker.charts import ad_price_points, price_chart_svg
-from tracker.models import Ad, Heartbeat, KeywordAd, PriceChange
+from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
 from tracker.relists import earlier_listings
 
 
@@ -56,7 +55,7 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
     list_display = ["thumbnail", "title_link", "price_change", "location", "published_at", "keyword_names"]
     list_display_links = None
     list_filter = [
-        ("keywords", admin.RelatedFieldListFilter),
+        ("keywords", KeywordFilter),
         AdSourceFilter,
         PriceRangeFilter,
         NewTodayFilter,
@@ -88,7 +87,8 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
             # No Exists(…) beside it: PostgreSQL ran that as a hashed subplan over every price change
             # (0.6 s at 200,000); without changes first_price is NULL, which says the same.
             .annotate(first_price=Subquery(first.values("old_price")[:1]))
-            .prefetch_related("keywords")
+            # The names only: a keyword's whole row is a dozen timestamps, parsed for every ad's every keyword.
+            .prefetch_related(Prefetch("keywords", queryset=Keyword.objects.only("id", "name", "query")))
         )
 
     def get_search_results(self, request, queryset, search_term):
@@ -150,21 +150,20 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
 
 
 @admin.register(PriceChange)
-class PriceChangeAdmin(PriceChangeColumns, MachineWrittenAdmin):
+class PriceChangeAdmin(PriceChangeColumns, BigTableAdmin, MachineWrittenAdmin):
     list_display = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
     list_select_related = ["ad"]
+    list_defer = defer_related(PriceChange, "ad", keep={"title"})
     search_fields = ["ad__title", "ad__external_id"]
     fields = readonly_fields = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
-    # No date_hierarchy: its drill-down reads the dates of every row.
-    show_full_result_count = False
-    paginator = EstimatedCountPaginator
+    # No date_hierarchy: its drill-down reads the dates of every row. 50 rows a page, no full count (BigTableAdmin).
 
 
 @admin.register(KeywordAd)
 class KeywordAdAdmin(MachineWrittenAdmin):
     list_display = ["keyword", "ad", "found_at"]
     list_select_related = ["keyword", "ad"]
-    list_filter = ["keyword"]
+    list_filter = [("keyword", KeywordFilter)]
     search_fields = ["ad__title", "keyword__query"]
     readonly_fields = ["keyword", "ad", "found_at"]
     show_full_result_count = False
