@@ -272,16 +272,14 @@ WATCHDOG_KILL_AFTER_S = env.float("WATCHDOG_KILL_AFTER_S", default=30.0)
 HEALTHCHECK_DB_TIMEOUT_S = env.int("HEALTHCHECK_DB_TIMEOUT_S", default=2)
 # When set, /stats and /metrics require "Authorization: Bearer <token>".
 STATS_TOKEN = secret("STATS_TOKEN")
-# A big installation (10,000 runs or more in 24 h) reads its 24 h run figures and per-keyword rows
-# for /stats, /metrics, the dashboard and `status` at most once per this many seconds (operations/stats_cache.py); 0: every time.
+# Seconds a big installation's 24 h run figures and keyword rows are reused (operations/stats_cache.py); 0: never.
 STATS_CACHE_S = env.int("STATS_CACHE_S", default=30)
 # Read by ensure_admin (the compose `migrate` service, `make run`).
 DJANGO_SUPERUSER_PASSWORD = secret("DJANGO_SUPERUSER_PASSWORD")
 
 # --- Retention (scraping/retention.py, daily from the tick and `manage.py prune`) ---
 
-# Scrape runs (and django-q2 failure rows) older than this are deleted; each
-# keyword keeps its latest done and latest failed run whatever their age.
+# Scrape runs (and django-q2 failure rows) older than this are deleted; each keyword keeps its latest done and failed run.
 RETENTION_RUNS_DAYS = env.int("RETENTION_RUNS_DAYS", default=30)
 # Sent, cancelled and dead notifications older than this are deleted (pending never).
 RETENTION_NOTIFICATIONS_DAYS = env.int("RETENTION_NOTIFICATIONS_DAYS", default=90)
