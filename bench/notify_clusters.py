@@ -16,25 +16,13 @@ The last line is one JSON object.
 
 import json
 import os
-import subprocess
-import sys
 import time
 
-from common import REPO, child_env, seed_notifications, setup_django
+from common import child_env, seed_notifications, setup_django
 
 CHATS, PER_CHAT, CEILING, PER_PROCESS = 200, 3, 30, 25
 SENDERS = 2
 CHAT_ID_BASE = 7_800_000_000
-SEND_LOOP = """
-import os, time
-from notifications.models import Notification
-from notifications.sender import process_queue
-time.sleep(max(0.0, float(os.environ["PACE_START_AT"]) - time.time()))
-deadline = time.monotonic() + 120
-while Notification.objects.filter(status="pending").exists() and time.monotonic() < deadline:
-    if not process_queue():
-        time.sleep(0.2)
-"""
 
 
 def seed():
@@ -50,17 +38,14 @@ def seed():
 def run(server, shared):
     from django.db import connections
 
+    from tests.processes import run_shell_scripts, sender_loop
+
     server.reset()
     server.rate_limit(overall=CEILING, per_chat=1)
     seed()
     connections.close_all()
     env = child_env(TELEGRAM_SHARED_PACE=shared, PACE_START_AT=time.time() + 8)
-    cmd = [sys.executable, "manage.py", "shell", "-c", SEND_LOOP]
-    procs = [subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(SENDERS)]
-    for proc in procs:
-        out = proc.communicate(timeout=300)[0]
-        if proc.returncode:
-            raise SystemExit(f"sender exited {proc.returncode}:\n{out[-3000:]}")
+    run_shell_scripts(sender_loop(120), env, SENDERS, timeout=300)
     at = [m["at"] for m in server.messages]
     seconds = max(at) - min(at)
     return {

@@ -86,6 +86,21 @@ def descendants(pid):
     return found
 
 
+def sender_loop(seconds):
+    """A `manage.py shell` script that sends until no row is pending (at most `seconds`), starting at
+    the epoch time in $PACE_START_AT, so that several senders start together."""
+    return f"""
+import os, time
+from notifications.models import Notification
+from notifications.sender import process_queue
+time.sleep(max(0.0, float(os.environ["PACE_START_AT"]) - time.time()))
+deadline = time.monotonic() + {seconds}
+while Notification.objects.filter(status="pending").exists() and time.monotonic() < deadline:
+    if not process_queue():
+        time.sleep(0.2)
+"""
+
+
 def run_shell_scripts(script, env, n, timeout):
     """Runs `script` in `n` `manage.py shell` processes at once and waits for all; each must exit 0."""
     procs = [

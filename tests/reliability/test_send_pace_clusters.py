@@ -16,7 +16,7 @@ import pytest
 from django.conf import settings
 
 from notifications.models import Notification, TelegramChat
-from tests.processes import child_env, run_shell_scripts
+from tests.processes import child_env, run_shell_scripts, sender_loop
 from tracker.models import Ad
 
 pytestmark = [
@@ -29,16 +29,6 @@ pytestmark = [
 CHATS, PER_CHAT = 120, 3
 ROWS = CHATS * PER_CHAT
 SENDERS = 2
-SEND_LOOP = """
-import os, time
-from notifications.models import Notification
-from notifications.sender import process_queue
-time.sleep(max(0.0, float(os.environ["PACE_START_AT"]) - time.time()))
-deadline = time.monotonic() + 90
-while Notification.objects.filter(status="pending").exists() and time.monotonic() < deadline:
-    if not process_queue():
-        time.sleep(0.2)
-"""
 
 
 def _seed():
@@ -69,7 +59,7 @@ def _send_concurrently(telegram, **env):
         PACE_START_AT=time.time() + 8,  # both are up by then: they start sending together
         **env,
     )
-    run_shell_scripts(SEND_LOOP, env, SENDERS, timeout=150)
+    run_shell_scripts(sender_loop(90), env, SENDERS, timeout=150)
     sends = [m["at"] for m in telegram.messages]
     return len(sends) / (max(sends) - min(sends)) if len(sends) > 1 else 0.0
 
