@@ -53,9 +53,9 @@ def next_sweep(now):
     return now + timedelta(hours=settings.SCRAPE_SWEEP_HOURS)
 
 
-def _moved_windows(keyword, now, kind):
-    """The Keyword fields a claim of `kind` moves ahead."""
-    fields = {"next_run_at": next_window(keyword, now)}
+def _moved_windows(next_run_at, now, kind):
+    """The Keyword fields a claim of `kind` moves ahead (`next_run_at`: a value or an SQL expression)."""
+    fields = {"next_run_at": next_run_at}
     if kind == ScrapeRun.Kind.SWEEP:
         fields["next_sweep_at"] = next_sweep(now)
     return fields
@@ -142,10 +142,7 @@ def _move_windows(keywords, now, kind):
     """Moves the keywords' windows ahead in one UPDATE, each with its own jitter."""
     if not keywords:
         return
-    fields = {"next_run_at": _next_window_sql(now)}
-    if kind == ScrapeRun.Kind.SWEEP:
-        fields["next_sweep_at"] = next_sweep(now)
-    Keyword.objects.filter(pk__in=[keyword.pk for keyword in keywords]).update(**fields)
+    Keyword.objects.filter(pk__in=[keyword.pk for keyword in keywords]).update(**_moved_windows(_next_window_sql(now), now, kind))
 
 
 def _next_window_sql(now):
@@ -156,7 +153,7 @@ def _next_window_sql(now):
 
 def _won(keyword, now, window_field, kind):
     """Without row locks a conditional UPDATE on the old window decides who claims it."""
-    moved = _moved_windows(keyword, now, kind)
+    moved = _moved_windows(next_window(keyword, now), now, kind)
     won = Keyword.objects.filter(pk=keyword.pk, is_active=True, **{window_field: getattr(keyword, window_field)}).update(**moved)
     if not won:
         ScrapeRun.record_skip(keyword, "concurrent_claim", "another worker claimed this window first", now=now, kind=kind)
@@ -217,7 +214,7 @@ def claim_keyword_now(keyword, now=None, kind=ScrapeRun.Kind.SCHEDULED):
         run = _start_run(keyword, now, kind)
         if run is None:
             return None, Skip("already_running", "a run of this keyword started concurrently")
-        fields = _moved_windows(keyword, now, kind)
+        fields = _moved_windows(next_window(keyword, now), now, kind)
         Keyword.objects.filter(pk=keyword.pk).update(**fields)
         for name, value in fields.items():
             setattr(keyword, name, value)
