@@ -13,8 +13,8 @@ RETURNING id, attempts, last_error
 """
 # On PostgreSQL rows another sender is claiming right now are skipped, not waited for.
 # The statement is its own transaction: the locks last until the UPDATE is done.
-SKIP_LOCKED = "id IN (SELECT id FROM {table} WHERE id = ANY(%s) AND status = %s AND next_attempt_at <= %s FOR UPDATE SKIP LOCKED)"
-PLAIN = "id IN ({placeholders}) AND status = %s AND next_attempt_at <= %s"
+DUE = "{ids} AND status = %s AND next_attempt_at <= %s"
+SKIP_LOCKED = "id IN (SELECT id FROM {table} WHERE " + DUE + " FOR UPDATE SKIP LOCKED)"
 SETTLE = "UPDATE {table} SET status = %s, last_error = '', sent_at = %s, message_id = %s WHERE {ids} AND claim_token IN ({tokens})"
 
 
@@ -26,10 +26,9 @@ def claim_rows(connection, table, pks, pending, now, lease_until, token):
     ops = connection.ops
     table = ops.quote_name(table)
     stamps = [ops.adapt_datetimefield_value(lease_until), ops.adapt_datetimefield_value(now)]
-    if connection.features.has_select_for_update_skip_locked:
-        candidates, params = SKIP_LOCKED.format(table=table), [list(pks), pending, stamps[1]]
-    else:
-        candidates, params = PLAIN.format(placeholders=_placeholders(pks)), [*pks, pending, stamps[1]]
+    ids, params = _ids(connection, pks)
+    locking = SKIP_LOCKED if connection.features.has_select_for_update_skip_locked else DUE
+    candidates, params = locking.format(table=table, ids=ids), [*params, pending, stamps[1]]
     with connection.cursor() as cursor:
         cursor.execute(STATEMENT.format(table=table, candidates=candidates), [*stamps, token, *params])
         return {pk: (attempts, error) for pk, attempts, error in cursor.fetchall()}
@@ -38,14 +37,18 @@ def claim_rows(connection, table, pks, pending, now, lease_until, token):
 def settle_rows(connection, table, pks, tokens, sent, now, message_id):
     """Marks the rows among `pks` still held under one of `tokens` as `sent`; returns how many."""
     ops = connection.ops
-    if connection.vendor == "postgresql":
-        ids, id_params = "id = ANY(%s)", [list(pks)]
-    else:
-        ids, id_params = f"id IN ({_placeholders(pks)})", list(pks)
+    ids, id_params = _ids(connection, pks)
     sql = SETTLE.format(table=ops.quote_name(table), ids=ids, tokens=_placeholders(tokens))
     with connection.cursor() as cursor:
         cursor.execute(sql, [sent, ops.adapt_datetimefield_value(now), message_id, *id_params, *tokens])
         return cursor.rowcount
+
+
+def _ids(connection, pks):
+    """(condition, params) on the id column: one array parameter on PostgreSQL, placeholders elsewhere."""
+    if connection.vendor == "postgresql":
+        return "id = ANY(%s)", [list(pks)]
+    return f"id IN ({_placeholders(pks)})", list(pks)
 
 
 def _placeholders(values):
