@@ -95,27 +95,35 @@ def _service_back():
 def build_plan(now, limit) -> "OrderedDict[int, deque[Unit]]":
     """Per Telegram chat, the units to send, oldest first; chats over budget get one digest."""
     sendable = Notification.objects.sendable(now)
-    threshold = settings.NOTIFY_DIGEST_THRESHOLD
-    per_chat = sendable.order_by().values("chat_id").annotate(n=Count("pk"))
-    backlogs = dict(per_chat.filter(n__gt=threshold).values_list("chat_id", "n"))
-    # A row's turn is its place in its chat's queue: the oldest row of every chat first, then
-    # every chat's second, …: a batch spreads over chats, so per-chat pacing never idles the
-    # sender while other chats wait. One query reads every digest's first rows.
-    turn = Window(RowNumber(), partition_by=[F("chat_id")], order_by=[F("next_attempt_at").asc(), F("pk").asc()])
-    in_turn = sendable.annotate(turn=turn).order_by("turn", "next_attempt_at", "pk")
-    plan = OrderedDict()
-    digests = OrderedDict()
-    if backlogs:
-        for pk, chat_pk, chat_id in in_turn.filter(chat_id__in=backlogs, turn__lte=DIGEST_MAX_ITEMS).values_list(
-            "pk", "chat_id", "chat__chat_id"
-        ):
-            digests.setdefault(chat_pk, Unit(chat_id, [], backlogs[chat_pk])).pks.append(pk)
-    for unit in digests.values():
-        plan.setdefault(unit.chat_id, deque()).append(unit)
-    singles = in_turn.exclude(chat_id__in=backlogs).values_list("pk", "chat__chat_id")[:limit]
-    for pk, chat_id in singles:
+    backlogs = _backlogs(sendable)
+    plan = OrderedDict((unit.chat_id, deque([unit])) for unit in _digests(now, backlogs))
+    for pk, chat_id in _in_turn(sendable.exclude(chat_id__in=backlogs)).values_list("pk", "chat__chat_id")[:limit]:
         plan.setdefault(chat_id, deque()).append(Unit(chat_id, [pk]))
     return _load_rows(plan)
+
+
+def _backlogs(sendable):
+    """{chat pk: (Telegram chat id, due rows)} of the chats with more due rows than one message each."""
+    per_chat = sendable.order_by().values("chat_id", "chat__chat_id").annotate(n=Count("pk"))
+    over = per_chat.filter(n__gt=settings.NOTIFY_DIGEST_THRESHOLD)
+    return {chat_pk: (chat_id, n) for chat_pk, chat_id, n in over.values_list("chat_id", "chat__chat_id", "n")}
+
+
+def _in_turn(rows):
+    """`rows` in turns: every chat's oldest row first, then every chat's second, …: a batch
+    spreads over chats, so per-chat pacing never idles the sender while other chats wait."""
+    turn = Window(RowNumber(), partition_by=[F("chat_id")], order_by=[F("next_attempt_at").asc(), F("pk").asc()])
+    return rows.annotate(turn=turn).order_by("turn", "next_attempt_at", "pk")
+
+
+def _digests(now, backlogs):
+    """One digest per backlogged chat, with its first rows, all read in one query."""
+    digests = OrderedDict()
+    rows = _in_turn(Notification.objects.sendable_in_chats(now).filter(chat_id__in=backlogs))
+    for pk, chat_pk in rows.filter(turn__lte=DIGEST_MAX_ITEMS).values_list("pk", "chat_id"):
+        chat_id, backlog = backlogs[chat_pk]
+        digests.setdefault(chat_pk, Unit(chat_id, [], backlog)).pks.append(pk)
+    return digests.values()
 
 
 def _load_rows(plan):

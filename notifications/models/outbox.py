@@ -42,13 +42,17 @@ class NotificationQuerySet(models.QuerySet):
 
     def sendable(self, now):
         """Due rows the sender may take now: active, unmuted chats and keywords, attempts left."""
+        active = self.sendable_in_chats(now).filter(chat__status=TelegramChat.Status.ACTIVE)
+        return active.exclude(chat__muted_until__gt=now)
+
+    def sendable_in_chats(self, now):
+        """sendable() less the chat's own conditions, for chats just read as sendable.
+
+        The planner expects few pending rows, so for a burst it joins each row to the chat
+        table by a scan: the sender's digest query took 30-50 ms on 1,000 rows through it.
+        """
         keyword_muted = Subscription.objects.filter(chat=OuterRef("chat"), keyword=OuterRef("keyword"), muted_until__gt=now)
-        return (
-            self.due(now)
-            .filter(chat__status=TelegramChat.Status.ACTIVE, attempts__lt=MAX_ATTEMPTS)
-            .exclude(chat__muted_until__gt=now)
-            .exclude(Exists(keyword_muted))
-        )
+        return self.due(now).filter(attempts__lt=MAX_ATTEMPTS).exclude(Exists(keyword_muted))
 
     def fan_out(self, keyword, events, chat_ids, now):
         """Queues one pending row per event and chat; returns how many rows were new.

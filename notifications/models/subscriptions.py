@@ -41,6 +41,11 @@ class Subscription(models.Model):
             models.UniqueConstraint(fields=["chat", "keyword"], name="subscription_unique"),
             models.CheckConstraint(condition=Q(drop_rule="every") | Q(drop_value__gt=0), name="subscription_drop_rule_has_value"),
         ]
+        indexes = [
+            # The sender asks "is this row's keyword muted in its chat?" once per due row;
+            # this index holds only the few muted subscriptions, so each answer is one look.
+            models.Index(fields=["chat", "keyword"], condition=Q(muted_until__isnull=False), name="subscription_muted_idx"),
+        ]
 
     def __str__(self):
         return f"{self.chat} ← {self.keyword}"

@@ -194,6 +194,18 @@ def test_backlog_over_budget_becomes_one_digest(telegram, settings):
     assert all(refreshed(n).status == Notification.Status.SENT for n in rows)
 
 
+def test_a_digest_leaves_out_the_rows_of_a_keyword_muted_in_its_chat(telegram, settings):
+    settings.NOTIFY_DIGEST_THRESHOLD = 5
+    muted = make_subscription(muted_until=timezone.now() + timedelta(hours=1))
+    listed = [make_notification(chat=muted.chat) for _ in range(8)]
+    held = [make_notification(chat=muted.chat, keyword=muted.keyword) for _ in range(3)]
+    assert process_queue() == 8
+    (message,) = telegram.messages
+    assert "8 neue Benachrichtigungen" in message["text"]
+    assert {refreshed(n).status for n in listed} == {Notification.Status.SENT}
+    assert {refreshed(n).status for n in held} == {Notification.Status.PENDING}
+
+
 def test_reset_state_forgets_pacing_as_a_new_process_would():
     sender.pacer().record(1)
     assert sender.pacer().delay(1) > 0  # the same chat just had a message
