@@ -45,7 +45,7 @@ class Slot:
 def decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait, mine=True):
     """The reservation rule: (Slot, new bot free_at, new chat free_at) or (Slot, None, None).
 
-    Also written as RESERVE_LUA (Redis) and as the PostgreSQL function of migration 0008: change all three together."""
+    Also written as RESERVE_LUA (Redis) and as the PostgreSQL function of migration 0010: change all three together."""
     bot_free = now if bot_free > now + HORIZON_S else bot_free
     chat_free = now if chat_free > now + HORIZON_S else chat_free
     if chat_free > now:
@@ -75,11 +75,15 @@ class OrmPaceStore:
     def _chat(self, chat_id):
         return f"{self.bot}:{chat_id}"
 
-    def reserve(self, chat_id, bot_interval, chat_interval, max_wait, owner=""):
+    def reserve(self, chat_id, bot_interval, chat_interval, max_wait, owner="", arrived=None):
+        """A slot for `chat_id` (see decide()). `arrived`: (chat id, seconds) of an answer not yet
+        recorded (SharedPacer.record), pushed as record() would before anything is decided."""
         if connection.vendor == "postgresql":
-            return self._reserve_in_function(chat_id, bot_interval, chat_interval, max_wait, owner)
+            return self._reserve_in_function(chat_id, bot_interval, chat_interval, max_wait, owner, arrived)
         lock = f'UPDATE {self.table} SET free_at = free_at WHERE "key" = %s RETURNING free_at, {self._sql(NOW_SQL)}'
         with transaction.atomic(), connection.cursor() as cursor:
+            if arrived:
+                self.record(*arrived, owner=owner)
             cursor.execute(lock, [self.bot])
             row = cursor.fetchone()
             if row is None:  # the bot's first message: its row is created, then locked
@@ -98,12 +102,13 @@ class OrmPaceStore:
                 )
         return slot
 
-    def _reserve_in_function(self, chat_id, bot_interval, chat_interval, max_wait, owner):
-        """The same reservation in one call of lago_pace_reserve() (migration 0008): one round trip, not five."""
+    def _reserve_in_function(self, chat_id, bot_interval, chat_interval, max_wait, owner, arrived):
+        """The same reservation in one call of lago_pace_reserve() (migration 0010): one round trip, not five."""
+        arrived_key, arrived_s = (self._chat(arrived[0]), float(arrived[1])) if arrived else (None, None)
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT wait, busy, mine FROM lago_pace_reserve(%s, %s, %s, %s, %s, %s, %s)",
-                [self.bot, self._chat(chat_id), bot_interval, chat_interval, max_wait, HORIZON_S, owner],
+                "SELECT wait, busy, mine FROM lago_pace_reserve(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [self.bot, self._chat(chat_id), bot_interval, chat_interval, max_wait, HORIZON_S, owner, arrived_key, arrived_s],
             )
             wait, busy, mine = cursor.fetchone()
         return Slot(wait, busy, mine)
@@ -127,8 +132,9 @@ class OrmPaceStore:
         self._push([self.bot, self._chat(chat_id)], seconds, owner)
 
 
-# Values are "<free_at> <owner>". KEYS: bot, chat. ARGV: bot interval, chat interval,
-# max wait, horizon, owner. The same rule as decide().
+# Values are "<free_at> <owner>". KEYS: bot, chat[, arrived chat]. ARGV: bot interval, chat
+# interval, max wait, horizon, owner[, arrived seconds]. The same rule as decide(), after the
+# arrived chat's push (as PUSH_LUA).
 LUA_HEAD = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
@@ -141,10 +147,17 @@ end
 local function write(key, at, owner)
   redis.call('SET', key, string.format('%.6f %s', at, owner), 'PX', math.ceil((at - now + 60) * 1000))
 end
+local function push(key, seconds, owner)
+  local at = now + seconds
+  local old = read(key)
+  if old > at and old <= now + 3600 then at = old end
+  write(key, at, owner)
+end
 """
 RESERVE_LUA = (
     LUA_HEAD
     + """
+if KEYS[3] then push(KEYS[3], tonumber(ARGV[6]), ARGV[5]) end
 local horizon = tonumber(ARGV[4])
 local bot = read(KEYS[1])
 local chat, owner = read(KEYS[2])
@@ -164,12 +177,7 @@ return {'ok', string.format('%.6f', slot - now)}
 PUSH_LUA = (
     LUA_HEAD
     + """
-for _, key in ipairs(KEYS) do
-  local at = now + tonumber(ARGV[1])
-  local old = read(key)
-  if old > at and old <= now + 3600 then at = old end
-  write(key, at, ARGV[2])
-end
+for _, key in ipairs(KEYS) do push(key, tonumber(ARGV[1]), ARGV[2]) end
 return 1
 """
 )
@@ -190,8 +198,12 @@ class RedisPaceStore:
     def _keys(self, chat_id):
         return f"lago:pace:{self.bot}", f"lago:pace:{self.bot}:{chat_id}"
 
-    def reserve(self, chat_id, bot_interval, chat_interval, max_wait, owner=""):
-        answer, wait = self._reserve(keys=self._keys(chat_id), args=[bot_interval, chat_interval, max_wait, HORIZON_S, owner])
+    def reserve(self, chat_id, bot_interval, chat_interval, max_wait, owner="", arrived=None):
+        keys, args = list(self._keys(chat_id)), [bot_interval, chat_interval, max_wait, HORIZON_S, owner]
+        if arrived:
+            keys.append(self._keys(arrived[0])[1])
+            args.append(float(arrived[1]))
+        answer, wait = self._reserve(keys=keys, args=args)
         answer = answer.decode()
         if answer == "chat-elsewhere":
             return Slot(float(wait), "chat", mine=False)

@@ -63,8 +63,12 @@ class Pacer:
         """Sleeps until a message to chat_id may go out; GO when it may go now (see SharedPacer)."""
         pause = self.delay(chat_id)
         if pause > 0:
+            self.flush()
             time.sleep(pause)
         return GO
+
+    def flush(self):
+        """Writes what this pacer still owes the shared store (SharedPacer); nothing here."""
 
 
 class SharedPacer(Pacer):
@@ -82,6 +86,7 @@ class SharedPacer(Pacer):
         self.bot_interval = self.window / max(1, max_per_second)
         self.bot_free_at = 0.0
         self.owner = uuid.uuid4().hex
+        self.arrived = None  # (chat id, seconds): an answer the store has not heard of yet
 
     def delay(self, chat_id=None):
         return max(super().delay(chat_id), self.bot_free_at - self.clock())
@@ -89,7 +94,8 @@ class SharedPacer(Pacer):
     def wait(self, chat_id, until=None):
         super().wait(chat_id)
         ahead = MAX_RESERVE_AHEAD_S if until is None else max(0.0, until - self.clock())
-        slot = self.store.reserve(chat_id, self.bot_interval, self.chat_interval(chat_id), ahead, owner=self.owner)
+        slot = self.store.reserve(chat_id, self.bot_interval, self.chat_interval(chat_id), ahead, owner=self.owner, arrived=self.arrived)
+        self.arrived = None
         if slot.busy == "chat":
             self.chat_free_at[chat_id] = max(self.chat_free_at.get(chat_id, 0.0), self.clock() + slot.wait)
             return LATER if slot.mine else ELSEWHERE
@@ -101,11 +107,25 @@ class SharedPacer(Pacer):
         return GO
 
     def record(self, chat_id):
+        """The answer is in: the chat's next slot counts from now at the earliest, in every process.
+
+        The store hears it with this pacer's next reservation (one round trip per message, not
+        two), or from flush() before this pacer sleeps or its round ends. Until then no other
+        process can take the chat: the slot reserved for this send keeps it busy a full
+        interval, and the next reservation follows within milliseconds (the "sent" mark).
+        """
         super().record(chat_id)
-        self.store.record(chat_id, self.chat_interval(chat_id), owner=self.owner)
+        self.flush()
+        self.arrived = (chat_id, self.chat_interval(chat_id))
+
+    def flush(self):
+        if self.arrived is not None:
+            self.store.record(*self.arrived, owner=self.owner)
+            self.arrived = None
 
     def hold_chat(self, chat_id, seconds):
         """retry_after holds the chat and the whole bot, in every process."""
+        self.flush()
         super().hold_chat(chat_id, seconds)
         self.bot_free_at = max(self.bot_free_at, self.clock() + seconds)
         self.store.hold(chat_id, seconds, owner=self.owner)

@@ -139,9 +139,19 @@ def _load_rows(plan):
 
 
 def _run(plan, limit):
+    p = pacer()
+    try:
+        delivered, messages = _send_plan(plan, limit, p)
+    finally:
+        p.flush()  # the last answer's arrival, which no further reservation carries
+    if delivered:
+        logger.info("notifications: delivered %d notifications in %d messages", delivered, messages)
+    return delivered
+
+
+def _send_plan(plan, limit, p):
     delivered = messages = 0
     deadline = time.monotonic() + settings.NOTIFY_MAX_SECONDS
-    p = pacer()
     while plan and messages < limit and time.monotonic() < deadline:
         chat_id = min(plan, key=p.delay)
         if time.monotonic() + p.delay(chat_id) > deadline:
@@ -161,9 +171,7 @@ def _run(plan, limit):
             plan.pop(chat_id, None)
         if outcome.stop:
             break
-    if delivered:
-        logger.info("notifications: delivered %d notifications in %d messages", delivered, messages)
-    return delivered
+    return delivered, messages
 
 
 def render_unit(unit, rows):

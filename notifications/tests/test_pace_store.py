@@ -2,6 +2,7 @@
 
 import pytest
 
+from notifications.models import SendPace
 from notifications.pace_store import OrmPaceStore, RedisPaceStore
 from notifications.pacing import ELSEWHERE, GO, LATER, SharedPacer
 from tests.reliability.helpers import running_redis
@@ -43,6 +44,12 @@ def test_arrival_pushes_the_chat_slot(store):
     store.reserve(1, BOT, CHAT, 60)
     store.record(1, 3.05)
     assert store.reserve(1, BOT, CHAT, 60).wait > 2.5
+
+
+def test_a_reservation_carries_the_previous_answers_arrival(store):
+    assert store.reserve(1, BOT, CHAT, 60).busy is None
+    assert store.reserve(2, BOT, CHAT, 60, arrived=(1, 3.05)).busy is None
+    assert store.reserve(1, BOT, CHAT, 60).wait > 2.5  # chat 1 counts from its answer, as after record()
 
 
 def test_retry_after_holds_the_whole_bot(store):
@@ -88,3 +95,20 @@ def test_on_postgresql_a_reservation_is_one_statement(django_assert_num_queries)
     with django_assert_num_queries(1):
         busy = store.reserve(1, BOT, CHAT, 60, owner="another")
     assert (busy.busy, busy.mine) == ("chat", False)
+
+
+@pytest.mark.postgres
+def test_on_postgresql_an_answer_rides_on_the_next_reservation(django_assert_num_queries):
+    pacer = SharedPacer(25, store=OrmPaceStore("4242"))
+    assert pacer.wait(1) == GO
+    reserved = SendPace.objects.get(key="4242:1").free_at
+    with django_assert_num_queries(0):
+        pacer.record(1)
+    with django_assert_num_queries(1):
+        assert pacer.wait(2) == GO
+    assert SendPace.objects.get(key="4242:1").free_at > reserved  # pushed from the answer
+    pacer.record(2)
+    with django_assert_num_queries(1):
+        pacer.flush()
+    with django_assert_num_queries(0):
+        pacer.flush()  # nothing left to write

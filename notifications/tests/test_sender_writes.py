@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from notifications.messages import render, render_digest
 from notifications.models import Notification, SendPace, TelegramChat
+from notifications.pace_store import bot_key
 from notifications.sender import process_queue
 from tests.factories import make_ad, make_chat, make_keyword, make_notification
 
@@ -79,6 +80,19 @@ def test_the_digest_query_reads_no_chat_row(telegram, settings):
         assert process_queue() == 8
     [digest_rows] = [q["sql"] for q in ctx.captured_queries if "ROW_NUMBER" in q["sql"] and "qualify" in q["sql"]]
     assert TelegramChat._meta.db_table not in digest_rows
+
+
+def test_the_last_answer_of_a_round_reaches_the_pace_store_after_the_send(telegram, settings):
+    """An answer rides on the next reservation (SharedPacer.record); the round's last one has
+    none, so the round writes it before it returns."""
+    chat = make_chat()
+    make_notification(chat=chat)
+    with CaptureQueriesContext(connection) as ctx:
+        assert process_queue() == 1
+    statements = [q["sql"] for q in ctx.captured_queries]
+    sent = max(i for i, sql in enumerate(statements) if sql.startswith(f'UPDATE "{Notification._meta.db_table}" SET status'))
+    chat_key = f"{bot_key()}:{chat.chat_id}"
+    assert any(SendPace._meta.db_table in sql and chat_key in sql for sql in statements[sent + 1 :]), statements[sent:]
 
 
 def test_a_claim_is_one_statement_and_returns_the_rows_current_attempts(django_assert_num_queries):
