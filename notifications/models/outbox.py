@@ -22,8 +22,10 @@ logger = logging.getLogger(__name__)
 # Stands in for a NULL ("price on request") price in the outbox's unique key:
 # NULLs never collide in a unique index, so without it duplicates slip through.
 NO_PRICE_KEY = Decimal("-1")
-# What the sender reads of a row's ad, chat and keyword (messages.py, sender.py): whole rows
-# meant parsing some twenty timestamps per notification sent.
+# What the sender reads of a row and of its ad, chat and keyword (messages.py, sender.py): whole
+# rows meant parsing some twenty timestamps per notification sent. The row's own timestamps are
+# written (claim, settle), never read.
+SENT_FIELDS = ("kind", "price", "old_price", "text", "status", "attempts", "last_error", "claim_token")
 AD_SENT_FIELDS = ("title", "price", "url", "image_url", "location", "postcode", "published_at", "relist_of")
 CHAT_SENT_FIELDS = ("chat_id", "status", "language")
 KEYWORD_SENT_FIELDS = ("name", "query")
@@ -83,7 +85,7 @@ class NotificationQuerySet(models.QuerySet):
 
         Chats and keywords are read once each and shared by their rows, not joined into every row.
         """
-        own = [f.name for f in Notification._meta.concrete_fields]
+        own = (*SENT_FIELDS, "chat", "ad", "keyword")
         rows = self.select_related("ad").only(*own, *(f"ad__{name}" for name in AD_SENT_FIELDS)).in_bulk(pks)
         chats = TelegramChat.objects.only(*CHAT_SENT_FIELDS).in_bulk({n.chat_id for n in rows.values()})
         keyword_ids = {n.keyword_id for n in rows.values()} - {None}

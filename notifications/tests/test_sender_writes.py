@@ -132,6 +132,7 @@ def test_rows_loaded_for_sending_render_without_further_queries(django_assert_nu
         render(alert), render(welcome)
         render_digest([new, alert, welcome], 3)
         new.chat.chat_id, new.chat.language, new.chat.status
+        new.attempts, new.last_error, new.claim_token, new.status, new.ad_id, new.keyword_id  # the outcome paths
     with django_assert_num_queries(1):  # the lowest price seen: one aggregate over the price changes
         render(drop)
     with django_assert_num_queries(1):  # the earlier listing
