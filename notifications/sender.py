@@ -1,14 +1,15 @@
 """The outbox sender: claim due rows, send them paced, record every outcome on the row.
 
 Once-only delivery rests on the claim (see NotificationQuerySet.claim): a row is marked
-taken, with a lease, before the network call. A crash can repeat a message only if it
+taken, with a lease, before the network call; one claim takes the next message of every chat
+ready to send (notifications/round_claims.py). A crash can repeat a message only if it
 happens during the send call itself (or before its outcome is saved).
 
 Attempts: the claim counts an attempt; a crashed claim therefore uses one up and the row
 comes back when the lease ends (NOTIFY_CLAIM_LEASE_S), not on the backoff schedule.
 A 429 gives its attempt back. An outage (timeouts, 5xx, connection errors confirmed by a
-failing getMe) charges only the row that discovered it; further rows wait untouched
-until getMe answers again, so an outage of any length kills no notification.
+failing getMe) charges only the row that discovered it; further rows (those claimed ahead
+given back uncharged) wait until getMe answers again, so an outage of any length kills no notification.
 """
 
 import logging
@@ -25,6 +26,7 @@ from notifications import quiet, telegram
 from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
 from notifications.models import Notification
 from notifications.pacing import ELSEWHERE, GO, Pacer, make_pacer
+from notifications.round_claims import RoundClaims
 from notifications.telegram import DeliveryError
 
 logger = logging.getLogger(__name__)
@@ -53,7 +55,7 @@ def pacer() -> Pacer:
     return _State.pacer
 
 
-@dataclass
+@dataclass(eq=False)
 class Unit:
     """One message to send: a single row, or a digest of several rows of one chat."""
 
@@ -61,6 +63,7 @@ class Unit:
     pks: list = field(default_factory=list)
     backlog: int = 0
     rows: list = field(default_factory=list)  # the rows of `pks`, loaded with what sending reads
+    claimed_at: float | None = None  # time.monotonic() of this round's claim on `rows` (round_claims.py)
 
     @property
     def is_digest(self):
@@ -140,16 +143,20 @@ def _load_rows(plan):
 
 def _run(plan, limit):
     p = pacer()
+    claims = RoundClaims(plan, p)
     try:
-        delivered, messages = _send_plan(plan, limit, p)
+        delivered, messages = _send_plan(plan, limit, p, claims)
     finally:
-        p.flush()  # the last answer's arrival, which no further reservation carries
+        try:
+            claims.give_back()  # what was claimed ahead and not sent
+        finally:
+            p.flush()  # the last answer's arrival, which no further reservation carries
     if delivered:
         logger.info("notifications: delivered %d notifications in %d messages", delivered, messages)
     return delivered
 
 
-def _send_plan(plan, limit, p):
+def _send_plan(plan, limit, p, claims):
     delivered = messages = 0
     deadline = time.monotonic() + settings.NOTIFY_MAX_SECONDS
     while plan and messages < limit and time.monotonic() < deadline:
@@ -164,7 +171,7 @@ def _send_plan(plan, limit, p):
         unit = plan[chat_id].popleft()
         if not plan[chat_id]:
             del plan[chat_id]
-        outcome = _deliver(unit)
+        outcome = _deliver(unit, claims.take(unit, room=limit - messages - 1))
         messages += outcome.attempted
         delivered += outcome.delivered
         if outcome.drop_chat:
@@ -197,15 +204,14 @@ class Outcome:
     stop: bool = False
 
 
-def _deliver(unit) -> Outcome:
-    now = timezone.now()
-    rows = Notification.objects.claim(unit.rows, now, settings.NOTIFY_CLAIM_LEASE_S)
+def _deliver(unit, rows) -> Outcome:
+    """Sends `unit`, whose claimed `rows` are given, and records the outcome on them."""
     if not rows:
         return Outcome()
     try:
         rendered, listed = render_unit(unit, rows)
-        for extra in rows[len(listed) :]:
-            extra.release()
+        if len(listed) < len(rows):
+            Notification.objects.give_back(rows[len(listed) :], timezone.now())
         rows = listed
         message_id = _send(rows[0].chat, rendered)
     except DeliveryError as err:

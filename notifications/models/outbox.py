@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.db import connections, models
 from django.db.models import Exists, F, OuterRef, Q, Value
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -127,6 +127,13 @@ class NotificationQuerySet(models.QuerySet):
         if updated < len(rows):
             logger.warning("notifications: %d of notifications %s were reclaimed before being recorded as sent", len(rows) - updated, pks)
         return updated
+
+    def give_back(self, rows, now):
+        """Claimed rows not sent after all: due again at `now`, their attempt returned, in one
+        UPDATE (only those still held under their claim token)."""
+        tokens = {n.claim_token for n in rows}
+        held = self.filter(pk__in=[n.pk for n in rows], claim_token__in=tokens, status=Notification.Status.PENDING)
+        return held.update(attempts=Greatest(F("attempts") - 1, Value(0)), next_attempt_at=now)
 
     def expire_exhausted(self, now):
         """Rows whose every attempt was claimed but never answered (the sender died mid-send)."""
@@ -267,10 +274,6 @@ class Notification(models.Model):
         now = now or timezone.now()
         retry_at = now + timedelta(seconds=seconds)
         return self._finish(self.Status.PENDING, error, next_attempt_at=retry_at, attempts=max(self.attempts - 1, 0))
-
-    def release(self):
-        """Gives a claimed row back untouched (claimed, then not sent in this round)."""
-        return self._finish(self.Status.PENDING, self.last_error, next_attempt_at=timezone.now(), attempts=max(self.attempts - 1, 0))
 
     def retry_now(self):
         """Operator action: a dead or pending row gets a fresh set of attempts, due now."""

@@ -58,14 +58,14 @@ def _ours(ctx):
     return [q["sql"] for q in ctx.captured_queries if not any(word in q["sql"] for word in pace)]
 
 
-def test_a_round_loads_its_rows_once_and_writes_two_statements_per_message(telegram, settings):
+def test_a_round_loads_and_claims_its_rows_once_and_writes_one_statement_per_message(telegram, settings):
     settings.NOTIFY_DIGEST_THRESHOLD = 3
     two = _round_queries(2, telegram)
     Notification.objects.all().delete()
     five = _round_queries(5, telegram)
     assert len(telegram.messages) == 7
-    # Each message: its claim and its "sent" mark; the rows, chats, ads and keywords are read once a round.
-    assert len(five) - len(two) == 3 * 2, five
+    # Each message: its "sent" mark; the rows, chats, ads and keywords are read and claimed once a round.
+    assert len(five) - len(two) == 3 * 1, five
 
 
 def test_the_digest_query_reads_no_chat_row(telegram, settings):
