@@ -45,7 +45,7 @@ class Slot:
 def decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait, mine=True):
     """The reservation rule: (Slot, new bot free_at, new chat free_at) or (Slot, None, None).
 
-    Also written as RESERVE_LUA (Redis) and as the PostgreSQL function of migration 0010: change all three together."""
+    Also written as RESERVE_LUA (Redis) and as the PostgreSQL function of migration 0008: change all three together."""
     bot_free = now if bot_free > now + HORIZON_S else bot_free
     chat_free = now if chat_free > now + HORIZON_S else chat_free
     if chat_free > now:
@@ -103,7 +103,7 @@ class OrmPaceStore:
         return slot
 
     def _reserve_in_function(self, chat_id, bot_interval, chat_interval, max_wait, owner, arrived):
-        """The same reservation in one call of lago_pace_reserve() (migration 0010): one round trip, not five."""
+        """The same reservation in one call of lago_pace_reserve() (migrations 0008, 0010): one round trip, not five."""
         arrived_key, arrived_s = (self._chat(arrived[0]), float(arrived[1])) if arrived else (None, None)
         with connection.cursor() as cursor:
             cursor.execute(
