@@ -143,8 +143,18 @@ class NotificationQuerySet(models.QuerySet):
             logger.error("notifications: notification %s to chat %s (ad %s) is dead: %s", n.pk, n.chat.chat_id, n.ad_id, n.last_error)
 
     def cancel_for_inactive_chats(self):
-        gone = [TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED]
-        return self.pending().filter(chat__status__in=gone).update(status=Notification.Status.CANCELLED, last_error="chat not active")
+        """Cancels the pending rows of blocked and stopped chats; returns how many.
+
+        The inactive chats are read first from the small chat table and the outbox is touched
+        only when there are some: as one joined UPDATE, PostgreSQL walked every pending row and
+        looked its chat up (10 ms per sending round with 1,000 due rows, bench/history.py).
+        """
+        gone = TelegramChat.objects.filter(status__in=[TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED])
+        chat_pks = list(gone.values_list("pk", flat=True))
+        if not chat_pks:
+            return 0
+        rows = self.pending().filter(chat_id__in=chat_pks)
+        return rows.update(status=Notification.Status.CANCELLED, last_error="chat not active")
 
 
 class Notification(models.Model):

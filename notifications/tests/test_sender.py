@@ -175,6 +175,17 @@ def test_chats_not_active_receive_nothing(telegram, status):
     assert telegram.messages == []
 
 
+def test_a_round_cancels_only_the_pending_rows_of_blocked_and_stopped_chats(telegram):
+    gone = [make_notification(chat=make_chat(status=s)) for s in (TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED)]
+    waiting = make_notification(chat=make_chat(status=TelegramChat.Status.PENDING))
+    sent = make_notification(chat=gone[0].chat, status=Notification.Status.SENT)
+    assert process_queue() == 0
+    assert [refreshed(n).status for n in gone] == [Notification.Status.CANCELLED] * 2
+    assert refreshed(gone[0]).last_error == "chat not active"
+    assert refreshed(waiting).status == Notification.Status.PENDING
+    assert refreshed(sent).status == Notification.Status.SENT
+
+
 def test_sending_paused_without_token_keeps_rows_pending_and_warns(settings, caplog):
     settings.TELEGRAM_BOT_TOKEN = ""
     n = make_notification()
