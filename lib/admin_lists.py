@@ -53,6 +53,10 @@ class BigChangeList(ChangeList):
         url = self.change_url.replace(PK_SLOT, pk, 1)
         return f"{url}?{self.row_query}" if self.row_query else url
 
+    def get_results(self, request):
+        super().get_results(request)
+        self.model_admin.prepare_page(self.result_list)
+
     def apply_select_related(self, qs):
         qs = super().apply_select_related(qs)
         return qs.defer(*self.model_admin.list_defer) if self.model_admin.list_defer else qs
@@ -70,6 +74,10 @@ class BigTableAdmin(admin.ModelAdmin):
 
     def get_changelist(self, request, **kwargs):
         return BigChangeList
+
+    def prepare_page(self, rows):
+        """Reads what the page's columns need of other tables, once for the page's `rows`
+        (evaluating them), where a prefetch would build a queryset and instances per row."""
 
     @admin.display(description=mark_safe('<input type="checkbox" id="action-toggle">'))
     def action_checkbox(self, obj):

@@ -2,7 +2,7 @@
 keyword matches and heartbeats. Operators look and may delete, never add or edit."""
 
 from django.contrib import admin
-from django.db.models import OuterRef, Prefetch, Q, Subquery
+from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
@@ -13,7 +13,7 @@ from lib.money import euro, format_price
 from tracker.admin_activity import AdRelistAdmin
 from tracker.admin_filters import AdSourceFilter, DroppedInPriceFilter, GoneFilter, KeywordFilter, NewTodayFilter, PriceRangeFilter
 from tracker.charts import ad_price_points, price_chart_svg
-from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
+from tracker.models import Ad, Heartbeat, KeywordAd, PriceChange
 from tracker.relists import earlier_listings
 
 
@@ -87,9 +87,12 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
             # No Exists(…) beside it: PostgreSQL ran that as a hashed subplan over every price change
             # (0.6 s at 200,000); without changes first_price is NULL, which says the same.
             .annotate(first_price=Subquery(first.values("old_price")[:1]))
-            # The names only: a keyword's whole row is a dozen timestamps, parsed for every ad's every keyword.
-            .prefetch_related(Prefetch("keywords", queryset=Keyword.objects.only("id", "name", "query")))
         )
+
+    def prepare_page(self, rows):
+        names = KeywordAd.objects.keyword_names([ad.pk for ad in rows])
+        for ad in rows:
+            ad.listed_keyword_names = names.get(ad.pk, [])
 
     def get_search_results(self, request, queryset, search_term):
         """Every word in the title (`icontains`: the trigram index ad_title_trgm_idx serves it on
@@ -136,7 +139,10 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
 
     @admin.display(description=_("keywords"))
     def keyword_names(self, obj):
-        return ", ".join(k.display_name for k in obj.keywords.all())
+        names = getattr(obj, "listed_keyword_names", None)
+        if names is None:  # a list not built by BigChangeList (one query per row)
+            names = KeywordAd.objects.keyword_names([obj.pk]).get(obj.pk, [])
+        return ", ".join(names)
 
     @admin.display(description=_("chart"))
     def price_history(self, obj):
