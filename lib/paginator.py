@@ -4,10 +4,13 @@ Django's admin runs SELECT COUNT(*) over the filtered changelist on every page:
 over millions of scrape runs or notifications that is seconds. On PostgreSQL this
 paginator asks the planner instead: the table's `pg_class.reltuples` when the list
 is unfiltered, the row estimate of EXPLAIN when it is filtered. Below
-EXACT_BELOW estimated rows it counts exactly (cheap, and small lists should be
-exact). Other databases (SQLite) always count exactly. The admin shows the
-estimate as the result count, so on PostgreSQL "N results" and the page count are
-approximate for big lists.
+EXACT_BELOW estimated rows it counts exactly, but stops at EXACT_BELOW rows: the
+planner's guess for a text search (LIKE '%…%') is often far too low, and a
+search matching 80,000 of 2.6M scrape runs was counted in full (0.7 s at six
+months, bench/history.py's seed). A list found to be that big reports
+EXACT_BELOW or the estimate, whichever is larger. Other databases (SQLite)
+always count exactly. The admin shows the figure as the result count, so on
+PostgreSQL "N results" and the page count are approximate for big lists.
 """
 
 import json
@@ -27,9 +30,10 @@ class EstimatedCountPaginator(Paginator):
         if connection.vendor != "postgresql":
             return super().count
         estimate = estimated_count(queryset, connection)
-        if estimate is None or estimate < EXACT_BELOW:
-            return super().count
-        return estimate
+        if estimate is not None and estimate >= EXACT_BELOW:
+            return estimate
+        counted = queryset.order_by()[:EXACT_BELOW].count()
+        return counted if counted < EXACT_BELOW else max(estimate or 0, EXACT_BELOW)
 
 
 def estimated_count(queryset, connection):

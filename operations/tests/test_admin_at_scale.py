@@ -70,3 +70,29 @@ def test_big_lists_get_the_planners_estimate_without_count(monkeypatch):
 def test_small_lists_are_counted_exactly_on_postgresql():
     make_notification(ad=make_ad())
     assert EstimatedCountPaginator(Notification.objects.all(), 100).count == 1
+
+
+@pytest.mark.postgres
+def test_a_filter_the_planner_underestimates_is_counted_only_up_to_the_cap(monkeypatch):
+    """Two conditions that always hold together: the planner multiplies their selectivities
+    (a quarter of the rows) where half match. Counting stops at EXACT_BELOW rows."""
+    monkeypatch.setattr(paginator_module, "EXACT_BELOW", 8)
+    kw = make_keyword()
+    ScrapeRun.objects.bulk_create(
+        ScrapeRun(keyword=kw, source="willhaben", status="failed", error=error, detail=detail, started_at=timezone.now())
+        for error, detail in [("timeout", "slow"), ("http_5xx", "down")] * 10
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE scraping_scraperun")
+    matching = ScrapeRun.objects.filter(error="timeout", detail="slow")
+    assert paginator_module.estimated_count(matching, connection) < 8, "the planner no longer underestimates: pick other rows"
+    with CaptureQueriesContext(connection) as queries:
+        count = EstimatedCountPaginator(matching, 100).count
+    assert count == 8
+    (counting,) = [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"].upper()]
+    assert "LIMIT 8" in counting
+
+
+def test_a_small_filtered_list_is_counted_exactly():
+    seed()
+    assert EstimatedCountPaginator(ScrapeRun.objects.filter(error="timeout"), 100).count == 3
