@@ -8,6 +8,8 @@ from lib.admin_lists import BigTableAdmin, defer_related
 from lib.badges import badge
 from notifications.models import Notification, Subscription, TelegramChat
 
+STATUS_LABELS = dict(Notification.Status.choices)
+
 
 class ChatSubscriptionInline(admin.TabularInline):
     """A chat's subscriptions, on the chat's page."""
@@ -120,7 +122,8 @@ class NotificationAdmin(BigTableAdmin):
 
     @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj):
-        return badge(obj.status, obj.get_status_display())
+        # get_status_display() hashes every choice's lazy label, a gettext each, for every row.
+        return badge(obj.status, STATUS_LABELS.get(obj.status, obj.status))
 
     @admin.display(description=_("last error"))
     def short_error(self, obj):
