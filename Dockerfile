@@ -29,4 +29,4 @@ RUN DEBUG=true python manage.py collectstatic --no-input --verbosity 0 \
 
 USER 1000:1000
 EXPOSE 8000
-CMD ["gunicorn", "tracker.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+CMD ["gunicorn", "lago.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

@@ -28,7 +28,9 @@ def english(settings):
 def pytest_collection_modifyitems(config, items):
     if settings.IS_POSTGRES:
         return
-    skip = pytest.mark.skip(reason="needs PostgreSQL: run with DATABASE_URL=postgres://… (as .ci/run does)")
+    skip = pytest.mark.skip(
+        reason="needs PostgreSQL: run with DATABASE_URL=postgres://… (as .ci/run does)"
+    )
     for item in items:
         if "postgres" in item.keywords:
             item.add_marker(skip)

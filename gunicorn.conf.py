@@ -9,13 +9,19 @@ TIME_ZONE as their local zone, in that one. LOG_FORMAT comes from the environmen
 
 import os
 
-from tracker.logging_config import LOG_FORMATS, check_log_format
+from lago.logging_config import LOG_FORMATS, check_log_format
 
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"lago": LOG_FORMATS[check_log_format(os.environ.get("LOG_FORMAT", "text"))]},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "lago", "stream": "ext://sys.stderr"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "lago",
+            "stream": "ext://sys.stderr",
+        }
+    },
     "root": {"level": "INFO", "handlers": ["console"]},
     "loggers": {
         "gunicorn.error": {"level": "INFO", "handlers": ["console"], "propagate": False},

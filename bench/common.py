@@ -22,12 +22,14 @@ sys.path.insert(0, str(REPO))
 
 def setup_django(**env):
     """Points Django at a fresh database, migrates it, and returns a description of it."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lago.settings")
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ.update({k: str(v) for k, v in env.items()})
     url = os.environ.get("DATABASE_URL", "")
-    os.environ["DATABASE_URL"] = _bench_postgres(url) if url.startswith("postgres") else _bench_sqlite()
+    os.environ["DATABASE_URL"] = (
+        _bench_postgres(url) if url.startswith("postgres") else _bench_sqlite()
+    )
     import django
     from django.core.management import call_command
 
@@ -94,14 +96,30 @@ def seed_notifications(chat_id_base, chats, per_chat):
     from tracker.models import Ad
 
     rows = TelegramChat.objects.bulk_create(
-        [TelegramChat(chat_id=chat_id_base + i, status=TelegramChat.Status.ACTIVE, title=f"bench {i}") for i in range(chats)]
+        [
+            TelegramChat(
+                chat_id=chat_id_base + i, status=TelegramChat.Status.ACTIVE, title=f"bench {i}"
+            )
+            for i in range(chats)
+        ]
     )
     ads = Ad.objects.bulk_create(
         [
-            Ad(source="bench", external_id=str(i), title=f"Bench ad {i}", price=Decimal(100 + i), url=f"https://example.invalid/ad/{i}")
+            Ad(
+                source="bench",
+                external_id=str(i),
+                title=f"Bench ad {i}",
+                price=Decimal(100 + i),
+                url=f"https://example.invalid/ad/{i}",
+            )
             for i in range(chats * per_chat)
         ]
     )
     Notification.objects.bulk_create(
-        [Notification(chat=rows[i // per_chat], ad=ad, kind=Notification.Kind.NEW, price=ad.price) for i, ad in enumerate(ads)]
+        [
+            Notification(
+                chat=rows[i // per_chat], ad=ad, kind=Notification.Kind.NEW, price=ad.price
+            )
+            for i, ad in enumerate(ads)
+        ]
     )

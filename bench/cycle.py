@@ -26,7 +26,12 @@ PAGES = 2
 
 
 def main():
-    db = setup_django(SCRAPE_MIN_REQUEST_GAP_MS=0, SCRAPE_MAX_PAGES=PAGES, SCHEDULER_CLAIM_LIMIT=KEYWORDS, NOTIFY_BATCH=0)
+    db = setup_django(
+        SCRAPE_MIN_REQUEST_GAP_MS=0,
+        SCRAPE_MAX_PAGES=PAGES,
+        SCHEDULER_CLAIM_LIMIT=KEYWORDS,
+        NOTIFY_BATCH=0,
+    )
     from tests.fakes.willhaben import FakeWillhaben
     from tests.fakes.willhaben_factory import make_raw_ads
 
@@ -45,9 +50,15 @@ def main():
         cluster.wait(timeout=60)
         server.stop()
     bound = KEYWORDS * PAGES * LATENCY / WORKERS
-    print(f"database: {db}; {KEYWORDS} keywords × {PAGES} pages, {LATENCY * 1000:.0f} ms per request, W={WORKERS} workers")
-    print(f"all runs finished in {seconds:.1f} s; ideal bound {bound:.1f} s; ratio {seconds / bound:.2f} (goal ≤ 2)")
-    print(f"peak worker RSS {peak['mb']:.0f} MB (goal < 150 MB); requests served {len(server.search_requests())}")
+    print(
+        f"database: {db}; {KEYWORDS} keywords × {PAGES} pages, {LATENCY * 1000:.0f} ms per request, W={WORKERS} workers"
+    )
+    print(
+        f"all runs finished in {seconds:.1f} s; ideal bound {bound:.1f} s; ratio {seconds / bound:.2f} (goal ≤ 2)"
+    )
+    print(
+        f"peak worker RSS {peak['mb']:.0f} MB (goal < 150 MB); requests served {len(server.search_requests())}"
+    )
     print(
         json.dumps(
             {
@@ -65,13 +76,19 @@ def main():
 def seed_keywords():
     from tracker.models import Keyword
 
-    Keyword.objects.bulk_create(Keyword(query=f"bench {i}", interval_minutes=60) for i in range(KEYWORDS))
+    Keyword.objects.bulk_create(
+        Keyword(query=f"bench {i}", interval_minutes=60) for i in range(KEYWORDS)
+    )
 
 
 def start_cluster(base_url):
     env = child_env(Q_WORKERS=WORKERS, WILLHABEN_BASE_URL=base_url)
     cluster = subprocess.Popen(
-        [sys.executable, "manage.py", "qcluster"], env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [sys.executable, "manage.py", "qcluster"],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     time.sleep(3)  # workers forked and connected
     return cluster
@@ -91,7 +108,10 @@ def run_one_cycle():
         if done >= KEYWORDS:
             break
         if time.monotonic() - last_report > 5:
-            print(f"  {done}/{KEYWORDS} runs finished after {time.monotonic() - start:.0f} s", flush=True)
+            print(
+                f"  {done}/{KEYWORDS} runs finished after {time.monotonic() - start:.0f} s",
+                flush=True,
+            )
             last_report = time.monotonic()
         if time.monotonic() - start > 900:
             raise SystemExit(f"only {done}/{KEYWORDS} runs finished after 900 s")

@@ -51,7 +51,7 @@ def wait_until_up(url, deadline_s=30):
 def start_gunicorn(env, port):
     command = [
         GUNICORN,
-        "tracker.wsgi",
+        "lago.wsgi",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
@@ -74,21 +74,33 @@ def main():
     try:
         print("health:", wait_until_up(url))
         load = subprocess.run(
-            [PYTHON, "bench/loadgen.py", url, str(RPS), str(SECONDS)], cwd=REPO, check=True, capture_output=True, text=True
+            [PYTHON, "bench/loadgen.py", url, str(RPS), str(SECONDS)],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+            text=True,
         )
     finally:
         server.terminate()
         server.wait(timeout=30)
     sys.stderr.write(load.stderr)
     result = json.loads(load.stdout.strip().splitlines()[-1])
-    print(f"database: {engine}; gunicorn {WORKERS} workers x {THREADS} threads (gthread); {RPS} req/s for {SECONDS} s, open loop")
+    print(
+        f"database: {engine}; gunicorn {WORKERS} workers x {THREADS} threads (gthread); {RPS} req/s for {SECONDS} s, open loop"
+    )
     print(
         f"requests {result['requests']}, p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms, "
         f"errors {result['errors']} (goal: p99 < 50 ms)"
     )
     print(
         json.dumps(
-            {"bench": "health", "rps": result["rps"], "p50_ms": result["p50_ms"], "p99_ms": result["p99_ms"], "errors": result["errors"]}
+            {
+                "bench": "health",
+                "rps": result["rps"],
+                "p50_ms": result["p50_ms"],
+                "p99_ms": result["p99_ms"],
+                "errors": result["errors"],
+            }
         )
     )
 

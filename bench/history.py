@@ -104,8 +104,12 @@ def make_due(keyword_ids):
 
         now = timezone.now()
         ScrapeRun.objects.filter(status="running").update(status="done", finished_at=now)
-        Keyword.objects.exclude(pk__in=keyword_ids).update(next_run_at=now + timedelta(hours=1), next_sweep_at=now + timedelta(days=1))
-        Keyword.objects.filter(pk__in=keyword_ids).update(next_run_at=now - timedelta(minutes=1), next_sweep_at=now + timedelta(days=1))
+        Keyword.objects.exclude(pk__in=keyword_ids).update(
+            next_run_at=now + timedelta(hours=1), next_sweep_at=now + timedelta(days=1)
+        )
+        Keyword.objects.filter(pk__in=keyword_ids).update(
+            next_run_at=now - timedelta(minutes=1), next_sweep_at=now + timedelta(days=1)
+        )
         OrmQ.objects.all().delete()
 
     return prepare
@@ -135,9 +139,14 @@ def queue_rows(ads):
         counter[0] += 1
         TelegramChat.objects.filter(chat_id__gte=30_000, chat_id__lt=40_000).delete()
         base = 30_000 + 100 * counter[0]
-        chats = TelegramChat.objects.bulk_create(TelegramChat(chat_id=base + i, status="active") for i in range(20))
+        chats = TelegramChat.objects.bulk_create(
+            TelegramChat(chat_id=base + i, status="active") for i in range(20)
+        )
         Notification.objects.bulk_create(
-            Notification(chat=chats[i % len(chats)], ad=ads[i % len(ads)], kind="new", price=Decimal(i)) for i in range(DUE_ROWS)
+            Notification(
+                chat=chats[i % len(chats)], ad=ads[i % len(ads)], kind="new", price=Decimal(i)
+            )
+            for i in range(DUE_ROWS)
         )
 
     return prepare
@@ -180,7 +189,13 @@ def empty_fixtures(plan):
 
     history_seed.seed(connection, plan, timezone.now(), only=history_seed.CONFIGURATION)
     ads = Ad.objects.bulk_create(
-        Ad(source="willhaben", external_id=f"e{i}", title=f"Empty {i}", price=Decimal(1), url=f"https://example.invalid/{i}")
+        Ad(
+            source="willhaben",
+            external_id=f"e{i}",
+            title=f"Empty {i}",
+            price=Decimal(1),
+            url=f"https://example.invalid/{i}",
+        )
         for i in range(DUE_ROWS)
     )
     keywords = Keyword.objects.order_by("pk").values_list("pk", flat=True)[:DUE_KEYWORDS]
@@ -205,7 +220,9 @@ def big_fixtures():
     from tracker.models import Ad, Keyword
 
     return {
-        "due_keywords": list(Keyword.objects.order_by("pk").values_list("pk", flat=True)[:DUE_KEYWORDS]),
+        "due_keywords": list(
+            Keyword.objects.order_by("pk").values_list("pk", flat=True)[:DUE_KEYWORDS]
+        ),
         "ads": list(Ad.objects.order_by("pk")[:DUE_ROWS]),
     }
 
@@ -214,15 +231,23 @@ def table_mb(tables):
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest(%s::text[]) t", [tables])
+        cursor.execute(
+            "SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest(%s::text[]) t", [tables]
+        )
         return round(int(cursor.fetchone()[0]) / 1e6, 1)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--months", type=int, default=6)
-    parser.add_argument("--scale", type=float, default=1.0, help="fraction of the row counts (quick trials only)")
-    parser.add_argument("--full", action="store_true", help="seed every run and notification of the period, then apply retention")
+    parser.add_argument(
+        "--scale", type=float, default=1.0, help="fraction of the row counts (quick trials only)"
+    )
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="seed every run and notification of the period, then apply retention",
+    )
     args = parser.parse_args()
 
     from tests.fakes.telegram import FakeTelegram
@@ -240,7 +265,9 @@ def main():
         STATS_TOKEN="",
     )
     if engine != "postgresql":
-        sys.exit("bench/history.py seeds with generate_series: set DATABASE_URL to a PostgreSQL server")
+        sys.exit(
+            "bench/history.py seeds with generate_series: set DATABASE_URL to a PostgreSQL server"
+        )
     try:
         run(args)
     finally:
@@ -282,7 +309,9 @@ def run(args):
     pages = {name: {"empty_ms": empty[name], "big_ms": big[name]} for name in empty}
     for name, figures in pages.items():
         print(f"  {name:26} empty {figures['empty_ms']:8.1f} ms   big {figures['big_ms']:8.1f} ms")
-    print(f"  ads + links + price changes {growing_mb} MB over {args.months} months; runs + notifications (bounded) {bounded_mb} MB")
+    print(
+        f"  ads + links + price changes {growing_mb} MB over {args.months} months; runs + notifications (bounded) {bounded_mb} MB"
+    )
     print(
         json.dumps(
             {
@@ -297,7 +326,9 @@ def run(args):
                 "prune_s": prune_s,
                 "pages": pages,
                 "worst_big_ms": max(f["big_ms"] for f in pages.values()),
-                "worst_ratio": round(max(f["big_ms"] / max(f["empty_ms"], 0.1) for f in pages.values()), 2),
+                "worst_ratio": round(
+                    max(f["big_ms"] / max(f["empty_ms"], 0.1) for f in pages.values()), 2
+                ),
                 "growing_tables_mb": growing_mb,
                 "bounded_tables_mb": bounded_mb,
                 "db_mb_per_month": round(growing_mb / args.months, 1),

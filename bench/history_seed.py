@@ -12,12 +12,56 @@ from dataclasses import asdict, dataclass
 
 KEYWORDS, CHATS, PER_CHAT = 300, 20, 20
 RUNS_PER_KEYWORD_PER_DAY = 24 * 60 // 5
-PER_SIX_MONTHS = {"ads": 300_000, "keyword_ads": 600_000, "price_changes": 200_000, "notifications": 1_000_000}
-ITEMS = ["Rennrad", "Mountainbike", "Kinderfahrrad", "E-Bike", "Sofa", "Esstisch", "iPhone 13", "Waschmaschine"]
-ITEMS += ["Winterreifen", "Kinderwagen", "Gartenbank", "Playstation 5", "Nähmaschine", "Kaffeevollautomat", "Schreibtisch"]
-BRANDS = ["Cube", "KTM", "Specialized", "Bosch", "Miele", "Siemens", "Apple", "Samsung", "Sony", "Ikea", "Puky", "Trek"]
+PER_SIX_MONTHS = {
+    "ads": 300_000,
+    "keyword_ads": 600_000,
+    "price_changes": 200_000,
+    "notifications": 1_000_000,
+}
+ITEMS = [
+    "Rennrad",
+    "Mountainbike",
+    "Kinderfahrrad",
+    "E-Bike",
+    "Sofa",
+    "Esstisch",
+    "iPhone 13",
+    "Waschmaschine",
+]
+ITEMS += [
+    "Winterreifen",
+    "Kinderwagen",
+    "Gartenbank",
+    "Playstation 5",
+    "Nähmaschine",
+    "Kaffeevollautomat",
+    "Schreibtisch",
+]
+BRANDS = [
+    "Cube",
+    "KTM",
+    "Specialized",
+    "Bosch",
+    "Miele",
+    "Siemens",
+    "Apple",
+    "Samsung",
+    "Sony",
+    "Ikea",
+    "Puky",
+    "Trek",
+]
 BRANDS += ["Canyon", "Giant", "Vaude", "Delonghi", "Jura", "Philips", "Kettler", "Hasena"]
-STATES = ["neuwertig", "gebraucht", "wie neu", "defekt", "top Zustand", "mit Rechnung", "Abholung Wien", "inkl. Zubehör"]
+STATES = [
+    "neuwertig",
+    "gebraucht",
+    "wie neu",
+    "defekt",
+    "top Zustand",
+    "mit Rechnung",
+    "Abholung Wien",
+    "inkl. Zubehör",
+]
 
 
 @dataclass
@@ -45,7 +89,9 @@ class Plan:
             price_changes=scaled("price_changes"),
             notifications=scaled("notifications", notification_days),
         )
-        plan.runs = int(KEYWORDS * RUNS_PER_KEYWORD_PER_DAY * run_days * scale) // KEYWORDS * KEYWORDS
+        plan.runs = (
+            int(KEYWORDS * RUNS_PER_KEYWORD_PER_DAY * run_days * scale) // KEYWORDS * KEYWORDS
+        )
         return plan
 
     def as_dict(self):
@@ -123,7 +169,8 @@ def statements(plan):
         ),
         (
             "scrape_runs",
-            # Keyword n runs every 5 minutes; of each keyword's runs 95 % done, 3 % failed, 2 % skipped
+            # Keyword n runs every 5 minutes; of each keyword's runs 95 % done, 3 % failed, 2 %
+            # skipped
             # (collapsed skip rows), spread over its history.
             f"""INSERT INTO scraping_scraperun (keyword_id, source, status, kind, started_at, finished_at, pages_fetched,
                 ads_seen, ads_new, price_drops, error, detail, counters)
@@ -139,7 +186,8 @@ def statements(plan):
         ),
         (
             "notifications",
-            # (chat, ad, kind, price) unique: chat = g % 20, ad = g / 20; 98 % sent, 1 % dead, 1 % cancelled.
+            # (chat, ad, kind, price) unique: chat = g % 20, ad = g / 20; 98 % sent, 1 % dead, 1 %
+            # cancelled.
             f"""INSERT INTO notifications_notification (chat_id, ad_id, keyword_id, kind, price, old_price, text, alert_key,
                 status, attempts, next_attempt_at, last_error, created_at, sent_at, claim_token)
             SELECT c0.id + g % {CHATS}, a0.id + (g / {CHATS}) % {plan.ads}, k0.id + g % {KEYWORDS},

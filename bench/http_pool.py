@@ -1,4 +1,5 @@
-"""Mean per-request latency of the product's HTTP client (scraping/http.py), pooled vs a new client per request.
+"""Mean per-request latency of the product's HTTP client (scraping/http.py), pooled vs a new client
+per request.
 
     /work/main/.venv/bin/python bench/http_pool.py        # N = 200 requests each way
 
@@ -52,7 +53,9 @@ def _trusting(client_ctx):
     import httpx._transports.default as transport
 
     def create_ssl_context(verify=True, cert=None, trust_env=True):
-        assert verify is True and cert is None, "scraping.http now configures TLS itself: revisit this bench"
+        assert verify is True and cert is None, (
+            "scraping.http now configures TLS itself: revisit this bench"
+        )
         return client_ctx
 
     return mock.patch.object(transport, "create_ssl_context", create_ssl_context)
@@ -89,9 +92,15 @@ def main():
         http.close_client()
         server.stop()
     print(f"pooled: {pooled:.3f} ms/request, {N} requests over {pooled_connections} connection(s)")
-    print(f"per call: {per_call_ms:.3f} ms/request, {N} requests over {per_call_connections} connections")
+    print(
+        f"per call: {per_call_ms:.3f} ms/request, {N} requests over {per_call_connections} connections"
+    )
     reduction = 100 * (per_call_ms - pooled) / per_call_ms
-    result = {"bench": "http_pool", "pooled_ms": round(pooled, 3), "per_call_ms": round(per_call_ms, 3)}
+    result = {
+        "bench": "http_pool",
+        "pooled_ms": round(pooled, 3),
+        "per_call_ms": round(per_call_ms, 3),
+    }
     result["reduction_pct"] = round(reduction, 1)
     print(json.dumps(result))
 

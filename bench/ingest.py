@@ -1,7 +1,9 @@
-"""Ingest 10,000 parsed ads: the bulk path (scraping.ingest) vs a naive per-ad update_or_create loop.
+"""Ingest 10,000 parsed ads: the bulk path (scraping.ingest) vs a naive per-ad update_or_create
+loop.
 
     /work/main/.venv/bin/python bench/ingest.py                                   # temp SQLite file
-    DATABASE_URL=postgres://postgres@127.0.0.1:55432/lago_wt3 /work/main/.venv/bin/python bench/ingest.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:55432/lago_wt3 /work/main/.venv/bin/python
+    bench/ingest.py
 
 Each path gets the same work: 10,000 ads in pages of 200 (the API's row cap), half
 of them already stored and linked to the keyword (seeded untimed), 10% of the
@@ -72,9 +74,15 @@ def naive(keyword, source, ads):
     for start in range(0, len(ads), PAGE):
         with transaction.atomic():
             for a in ads[start : start + PAGE]:
-                old = Ad.objects.filter(source=source, external_id=a.external_id).values_list("price", flat=True).first()
+                old = (
+                    Ad.objects.filter(source=source, external_id=a.external_id)
+                    .values_list("price", flat=True)
+                    .first()
+                )
                 fields = {k: getattr(a, k) for k in FIELDS}
-                ad, created = Ad.objects.update_or_create(source=source, external_id=a.external_id, defaults=fields)
+                ad, created = Ad.objects.update_or_create(
+                    source=source, external_id=a.external_id, defaults=fields
+                )
                 if not created and old != a.price:
                     PriceChange.objects.create(ad=ad, old_price=old, new_price=a.price)
                 if not passes_filters(keyword, a):
@@ -85,7 +93,11 @@ def naive(keyword, source, ads):
                     kind = Notification.Kind.NEW if new else Notification.Kind.PRICE_DROP
                     for chat_id in chats:
                         Notification.objects.get_or_create(
-                            chat_id=chat_id, ad=ad, kind=kind, price=a.price, defaults={"keyword": keyword, "old_price": old}
+                            chat_id=chat_id,
+                            ad=ad,
+                            kind=kind,
+                            price=a.price,
+                            defaults={"keyword": keyword, "old_price": old},
                         )
 
 
@@ -117,7 +129,9 @@ def check(keyword, source):
     assert Ad.objects.filter(source=source).count() == TOTAL
     assert PriceChange.objects.filter(ad__source=source).count() == TOTAL // 10
     assert Notification.objects.filter(keyword=keyword, kind="new").count() == 3 * TOTAL // 2
-    assert Notification.objects.filter(keyword=keyword, kind="price_drop").count() == 3 * TOTAL // 10
+    assert (
+        Notification.objects.filter(keyword=keyword, kind="price_drop").count() == 3 * TOTAL // 10
+    )
 
 
 def cleanup(keyword, source, chats):
@@ -138,7 +152,12 @@ def main():
     naive_rate = run(naive)
     print(f"{db}: bulk {bulk_rate:,.0f} ads/s, naive {naive_rate:,.0f} ads/s")
     speedup = round(bulk_rate / naive_rate, 1)
-    result = {"bench": "ingest", "db": db, "bulk_ads_per_s": round(bulk_rate), "naive_ads_per_s": round(naive_rate)}
+    result = {
+        "bench": "ingest",
+        "db": db,
+        "bulk_ads_per_s": round(bulk_rate),
+        "naive_ads_per_s": round(naive_rate),
+    }
     print(json.dumps({**result, "speedup": speedup}))
 
 

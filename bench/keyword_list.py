@@ -1,4 +1,5 @@
-"""The keyword list at scale: 300 keywords × 2,000 ads each, counted per row without JOINs (issue 16).
+"""The keyword list at scale: 300 keywords × 2,000 ads each, counted per row without JOINs (issue
+16).
 
     .venv/bin/python bench/keyword_list.py
 
@@ -64,11 +65,21 @@ def seed_ads_orm(n_ads, keywords, now):
 
     for start in range(0, n_ads, BATCH):
         ads = Ad.objects.bulk_create(
-            Ad(source="willhaben", external_id=str(n), title=f"ad {n}", price=Decimal(100), url=f"https://x.invalid/{n}")
+            Ad(
+                source="willhaben",
+                external_id=str(n),
+                title=f"ad {n}",
+                price=Decimal(100),
+                url=f"https://x.invalid/{n}",
+            )
             for n in range(start, start + BATCH)
         )
         links = [
-            KeywordAd(keyword=keywords[(start + i + shift) % KEYWORDS], ad=ad, found_at=now - timedelta(minutes=start + i))
+            KeywordAd(
+                keyword=keywords[(start + i + shift) % KEYWORDS],
+                ad=ad,
+                found_at=now - timedelta(minutes=start + i),
+            )
             for i, ad in enumerate(ads)
             for shift in (0, 1)
         ]
@@ -84,13 +95,17 @@ def seed():
     from tracker.models import Keyword, KeywordAd
 
     now = timezone.now()
-    keywords = Keyword.objects.bulk_create(Keyword(name=f"bench keyword {i} · bis € 500", query=f"bench {i}") for i in range(KEYWORDS))
+    keywords = Keyword.objects.bulk_create(
+        Keyword(name=f"bench keyword {i} · bis € 500", query=f"bench {i}") for i in range(KEYWORDS)
+    )
     n_ads = KEYWORDS * ADS_PER_KEYWORD // 2
     if connection.vendor == "postgresql":
         seed_ads_sql(n_ads)
     else:
         seed_ads_orm(n_ads, keywords, now)
-    chats = TelegramChat.objects.bulk_create(TelegramChat(chat_id=10_000 + i, status="active") for i in range(CHATS))
+    chats = TelegramChat.objects.bulk_create(
+        TelegramChat(chat_id=10_000 + i, status="active") for i in range(CHATS)
+    )
     Subscription.objects.bulk_create(
         Subscription(chat=chat, keyword=keywords[(c * SUBSCRIPTIONS_PER_CHAT + j) % KEYWORDS])
         for c, chat in enumerate(chats)
@@ -98,13 +113,24 @@ def seed():
     )
     ScrapeRun.objects.bulk_create(
         (
-            ScrapeRun(keyword=k, source="willhaben", status="done", started_at=now - timedelta(minutes=5 * n), ads_seen=30)
+            ScrapeRun(
+                keyword=k,
+                source="willhaben",
+                status="done",
+                started_at=now - timedelta(minutes=5 * n),
+                ads_seen=30,
+            )
             for k in keywords
             for n in range(RUNS_PER_KEYWORD)
         ),
         batch_size=BATCH,
     )
-    return {"keywords": KEYWORDS, "ads": n_ads, "keyword_ads": KeywordAd.objects.count(), "subscriptions": Subscription.objects.count()}
+    return {
+        "keywords": KEYWORDS,
+        "ads": n_ads,
+        "keyword_ads": KeywordAd.objects.count(),
+        "subscriptions": Subscription.objects.count(),
+    }
 
 
 def main():
@@ -144,7 +170,10 @@ def main():
         "keyword_page_ms": p50_ms(get(f"/admin/tracker/keyword/{keyword.pk}/change/")),
         "join_count_ms": p50_ms(
             lambda: list(
-                Keyword.objects.annotate(n_ads=Count("matches", distinct=True), n_subs=Count("subscriptions", distinct=True))
+                Keyword.objects.annotate(
+                    n_ads=Count("matches", distinct=True),
+                    n_subs=Count("subscriptions", distinct=True),
+                )
                 .order_by("pk")[:100]
                 .values_list("pk", "n_ads", "n_subs")
             )

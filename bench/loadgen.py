@@ -21,7 +21,9 @@ SENDERS = 16
 def percentile(sorted_values, fraction):
     if not sorted_values:
         return None
-    return sorted_values[min(len(sorted_values) - 1, int(round(fraction * (len(sorted_values) - 1))))]
+    return sorted_values[
+        min(len(sorted_values) - 1, int(round(fraction * (len(sorted_values) - 1))))
+    ]
 
 
 class Load:

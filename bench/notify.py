@@ -37,7 +37,9 @@ def cleanup():
     from tracker.models import Ad
 
     Ad.objects.filter(source="bench").delete()
-    TelegramChat.objects.filter(chat_id__gte=CHAT_ID_BASE, chat_id__lt=CHAT_ID_BASE + CHATS).delete()
+    TelegramChat.objects.filter(
+        chat_id__gte=CHAT_ID_BASE, chat_id__lt=CHAT_ID_BASE + CHATS
+    ).delete()
 
 
 def run():
@@ -64,19 +66,25 @@ def main():
         elapsed, rounds = run()
         from notifications.models import Notification
 
-        sent_rows = Notification.objects.filter(chat__chat_id__gte=CHAT_ID_BASE, status=Notification.Status.SENT).count()
+        sent_rows = Notification.objects.filter(
+            chat__chat_id__gte=CHAT_ID_BASE, status=Notification.Status.SENT
+        ).count()
         cleanup()
     finally:
         server.stop()
     delivered = len({(m["chat_id"], m["text"]) for m in server.messages})
     rate = len(server.messages) / elapsed
     first, last = server.messages[0]["at"], server.messages[-1]["at"]
-    print(f"{len(server.messages)} messages to {CHATS} chats in {elapsed:.2f} s over {rounds} process_queue() calls")
+    print(
+        f"{len(server.messages)} messages to {CHATS} chats in {elapsed:.2f} s over {rounds} process_queue() calls"
+    )
     print(
         f"achieved {rate:.2f} msg/s against the {CEILING}/s ceiling ({rate / CEILING:.0%}); "
         f"first→last message {len(server.messages) / (last - first):.2f} msg/s"
     )
-    print(f"HTTP 429: {server.count_429}; rows marked sent: {sent_rows}; sent twice: {server.sent_twice()}")
+    print(
+        f"HTTP 429: {server.count_429}; rows marked sent: {sent_rows}; sent twice: {server.sent_twice()}"
+    )
     print(
         json.dumps(
             {

@@ -9,7 +9,8 @@ twice with the shared pace.
 
     .venv/bin/python bench/notify_clusters.py                  # SQLite in a temporary file
     DATABASE_URL=postgres://... .venv/bin/python bench/notify_clusters.py
-    Q_BROKER=redis REDIS_URL=redis://127.0.0.1:6379/0 DATABASE_URL=postgres://... .venv/bin/python bench/notify_clusters.py
+    Q_BROKER=redis REDIS_URL=redis://127.0.0.1:6379/0 DATABASE_URL=postgres://... .venv/bin/python
+    bench/notify_clusters.py
 
 The last line is one JSON object.
 """
@@ -61,7 +62,11 @@ def main():
     from tests.fakes.telegram import FakeTelegram
 
     server = FakeTelegram().start()
-    db = setup_django(TELEGRAM_BOT_TOKEN=server.token, TELEGRAM_API_BASE_URL=server.base_url, TELEGRAM_MAX_PER_SECOND=PER_PROCESS)
+    db = setup_django(
+        TELEGRAM_BOT_TOKEN=server.token,
+        TELEGRAM_API_BASE_URL=server.base_url,
+        TELEGRAM_MAX_PER_SECOND=PER_PROCESS,
+    )
     broker = os.environ.get("Q_BROKER", "orm")
     try:
         shared = run(server, True)
@@ -73,7 +78,18 @@ def main():
             f"{name}: {figures['delivered']} of {CHATS * PER_CHAT} delivered in {figures['seconds']} s, "
             f"{figures['msgs_per_s']} msg/s, {figures['http_429']} × 429, {figures['sent_twice']} sent twice"
         )
-    print(json.dumps({"bench": "notify_clusters", "db": db, "broker": broker, "senders": SENDERS, "shared": shared, "baseline": baseline}))
+    print(
+        json.dumps(
+            {
+                "bench": "notify_clusters",
+                "db": db,
+                "broker": broker,
+                "senders": SENDERS,
+                "shared": shared,
+                "baseline": baseline,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Benchmark: the quiet-hours hold step (notifications/quiet.py) that runs before every sending round.
+"""Benchmark: the quiet-hours hold step (notifications/quiet.py) that runs before every sending
+round.
 
 2,000 active chats, 1,000 of them inside their quiet hours (in 4 time zones), 500 with quiet hours
 elsewhere in the day, 500 without; 10 due rows each (20,000). Measures hold(now) when it moves the
@@ -38,16 +39,35 @@ def seed(now):
         else:
             start = end = None
         clip = (lambda t: t.replace(second=0, microsecond=0)) if start else (lambda t: t)
-        chats.append(TelegramChat(chat_id=9_100_000_000 + i, status="active", quiet_start=clip(start), quiet_end=clip(end), time_zone=zone))
+        chats.append(
+            TelegramChat(
+                chat_id=9_100_000_000 + i,
+                status="active",
+                quiet_start=clip(start),
+                quiet_end=clip(end),
+                time_zone=zone,
+            )
+        )
     chats = TelegramChat.objects.bulk_create(chats)
     ads = Ad.objects.bulk_create(
         [
-            Ad(source="bench", external_id=str(i), title=f"Bench ad {i}", price=Decimal(100), url=f"https://example.invalid/{i}")
+            Ad(
+                source="bench",
+                external_id=str(i),
+                title=f"Bench ad {i}",
+                price=Decimal(100),
+                url=f"https://example.invalid/{i}",
+            )
             for i in range(PER_CHAT)
         ]
     )
     Notification.objects.bulk_create(
-        [Notification(chat=c, ad=a, kind="new", price=a.price, next_attempt_at=now) for c in chats for a in ads], batch_size=2000
+        [
+            Notification(chat=c, ad=a, kind="new", price=a.price, next_attempt_at=now)
+            for c in chats
+            for a in ads
+        ],
+        batch_size=2000,
     )
 
 

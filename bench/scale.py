@@ -31,7 +31,19 @@ BROKERS = os.environ.get("BENCH_SCALE_BROKERS", "orm,redis").split(",")
 
 def start_redis():
     port = free_port()
-    cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"]
+    cmd = [
+        "redis-server",
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--daemonize",
+        "no",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
@@ -48,18 +60,33 @@ def start_redis():
 
 def run_point(broker, workers):
     """One cycle with `workers` worker processes on `broker`; returns bench/cycle.py's JSON result."""
-    env = dict(os.environ, BENCH_KEYWORDS=str(KEYWORDS), BENCH_WORKERS=str(workers), BENCH_LATENCY_S=str(LATENCY), Q_BROKER=broker)
+    env = dict(
+        os.environ,
+        BENCH_KEYWORDS=str(KEYWORDS),
+        BENCH_WORKERS=str(workers),
+        BENCH_LATENCY_S=str(LATENCY),
+        Q_BROKER=broker,
+    )
     redis = None
     if broker == "redis":
         redis, env["REDIS_URL"] = start_redis()
     try:
-        out = subprocess.run([sys.executable, "bench/cycle.py"], env=env, cwd=REPO, capture_output=True, text=True, timeout=1200)
+        out = subprocess.run(
+            [sys.executable, "bench/cycle.py"],
+            env=env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+        )
     finally:
         if redis is not None:
             redis.terminate()
             redis.wait(timeout=10)
     if out.returncode != 0:
-        raise SystemExit(f"bench/cycle.py failed for {broker}/{workers}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}")
+        raise SystemExit(
+            f"bench/cycle.py failed for {broker}/{workers}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+        )
     lines = out.stdout.strip().splitlines()
     print(f"  {broker}, W={workers}: {lines[-3].strip()}", flush=True)
     return json.loads(lines[-1])
@@ -68,10 +95,14 @@ def run_point(broker, workers):
 def main():
     db = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
     if db != "postgresql":
-        print("warning: DATABASE_URL is not PostgreSQL; the ORM broker figures on SQLite say little about scale-out")
+        print(
+            "warning: DATABASE_URL is not PostgreSQL; the ORM broker figures on SQLite say little about scale-out"
+        )
     brokers = [b for b in BROKERS if b != "redis" or shutil.which("redis-server")]
     if brokers != BROKERS:
-        print("warning: redis-server not found: the Redis points are skipped (apt-get install redis-server)")
+        print(
+            "warning: redis-server not found: the Redis points are skipped (apt-get install redis-server)"
+        )
     print(
         f"scale: {KEYWORDS} keywords × 2 pages, {LATENCY * 1000:.0f} ms per request, database {db}, "
         f"{os.cpu_count()} CPUs; workers {WORKERS}; brokers {brokers}",
@@ -98,8 +129,19 @@ def main():
     print("|---|---|---|---|---|")
     for r in results:
         per_added = "—" if r["workers"] == 1 else f"{(r['speedup'] - 1) / (r['workers'] - 1):.2f}"
-        print(f"| {r['broker']} | {r['workers']} | {r['runs_per_min']} | {r['speedup']}× | {per_added} |")
-    print(json.dumps({"bench": "scale", "results": [{k: r[k] for k in ("broker", "workers", "runs_per_min")} for r in results]}))
+        print(
+            f"| {r['broker']} | {r['workers']} | {r['runs_per_min']} | {r['speedup']}× | {per_added} |"
+        )
+    print(
+        json.dumps(
+            {
+                "bench": "scale",
+                "results": [
+                    {k: r[k] for k in ("broker", "workers", "runs_per_min")} for r in results
+                ],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 import django
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lago.settings")
 django.setup()
 
 from django.utils import timezone  # noqa: E402
@@ -35,7 +35,12 @@ KEYWORDS, ADS, RUNS_PER_KEYWORD, SENT = 50, 10_000, 288, 5_000
 
 def seed(now):
     keywords = Keyword.objects.bulk_create(
-        [Keyword(name=f"bench {i}", query=f"bench query {i}", last_run_at=now - timedelta(minutes=2)) for i in range(KEYWORDS)]
+        [
+            Keyword(
+                name=f"bench {i}", query=f"bench query {i}", last_run_at=now - timedelta(minutes=2)
+            )
+            for i in range(KEYWORDS)
+        ]
     )
     ads = Ad.objects.bulk_create(
         [
@@ -51,9 +56,14 @@ def seed(now):
         ],
         batch_size=1000,
     )
-    KeywordAd.objects.bulk_create([KeywordAd(keyword=keywords[i % KEYWORDS], ad=ad) for i, ad in enumerate(ads)], batch_size=1000)
+    KeywordAd.objects.bulk_create(
+        [KeywordAd(keyword=keywords[i % KEYWORDS], ad=ad) for i, ad in enumerate(ads)],
+        batch_size=1000,
+    )
     drops = [
-        PriceChange(ad=ad, old_price=ad.price, new_price=ad.price - 10, seen_at=now - timedelta(minutes=i))
+        PriceChange(
+            ad=ad, old_price=ad.price, new_price=ad.price - 10, seen_at=now - timedelta(minutes=i)
+        )
         for i, ad in enumerate(ads[:2000])
     ]
     PriceChange.objects.bulk_create(drops, batch_size=1000)
@@ -75,7 +85,14 @@ def seed(now):
     statuses = ["sent"] * SENT + ["pending"] * 30 + ["dead"] * 5
     Notification.objects.bulk_create(
         [
-            Notification(chat=chat, ad=ads[i], kind="new", price=ads[i].price, status=s, created_at=now - timedelta(seconds=i))
+            Notification(
+                chat=chat,
+                ad=ads[i],
+                kind="new",
+                price=ads[i].price,
+                status=s,
+                created_at=now - timedelta(seconds=i),
+            )
             for i, s in enumerate(statuses)
         ],
         batch_size=1000,

@@ -31,7 +31,11 @@ def defer_related(model, relation, keep):
     """`relation__<column>` for each column of the related model but its pk and `keep`: for a
     list that shows the related row by its name (select_related loads every column otherwise)."""
     related = model._meta.get_field(relation).related_model
-    return [f"{relation}__{f.name}" for f in related._meta.concrete_fields if not f.primary_key and f.name not in keep]
+    return [
+        f"{relation}__{f.name}"
+        for f in related._meta.concrete_fields
+        if not f.primary_key and f.name not in keep
+    ]
 
 
 class BigChangeList(ChangeList):
@@ -44,12 +48,16 @@ class BigChangeList(ChangeList):
         # Read by items_for_result only (the page's own links use the view's context).
         self.row_query, self.preserved_filters = self.preserved_filters, ""
         self.change_url = reverse(
-            f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=(PK_SLOT,), current_app=self.model_admin.admin_site.name
+            f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
+            args=(PK_SLOT,),
+            current_app=self.model_admin.admin_site.name,
         )
 
     def url_for_result(self, result):
         # Quoted as reverse() quotes an argument.
-        pk = url_quote(str(admin_quote(getattr(result, self.pk_attname))), safe=RFC3986_SUBDELIMS + "/~:@")
+        pk = url_quote(
+            str(admin_quote(getattr(result, self.pk_attname))), safe=RFC3986_SUBDELIMS + "/~:@"
+        )
         url = self.change_url.replace(PK_SLOT, pk, 1)
         return f"{url}?{self.row_query}" if self.row_query else url
 
@@ -69,7 +77,8 @@ class BigTableAdmin(admin.ModelAdmin):
     paginator = EstimatedCountPaginator
     # Its rows from lib.admin_rows (the same cells, looked up once per column).
     change_list_template = "admin/lago_big_change_list.html"
-    # Columns the list does not show (BigChangeList), e.g. defer_related(Model, "fk", keep={"name"}).
+    # Columns the list does not show (BigChangeList), e.g. defer_related(Model, "fk",
+    # keep={"name"}).
     list_defer = ()
 
     def get_changelist(self, request, **kwargs):

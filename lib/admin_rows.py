@@ -102,7 +102,10 @@ def rows(changelist):
     """The rows for admin/change_list_results.html, as admin_list.results(changelist) makes them."""
     columns = _columns(changelist)
     if columns is None:
-        return [ResultList(None, items_for_result(changelist, row, None)) for row in changelist.result_list]
+        return [
+            ResultList(None, items_for_result(changelist, row, None))
+            for row in changelist.result_list
+        ]
     names = [c.name for c in columns]
     links = changelist.list_display_links
     if links is None:
@@ -111,7 +114,9 @@ def rows(changelist):
         linked = [name for name in names if name in links]
     else:
         linked = names[:1]
-    return [ResultList(None, _cells(changelist, columns, row, linked)) for row in changelist.result_list]
+    return [
+        ResultList(None, _cells(changelist, columns, row, linked)) for row in changelist.result_list
+    ]
 
 
 def _columns(changelist):

@@ -20,4 +20,6 @@ COLOURS = {
 
 
 def badge(status, label=None):
-    return format_html('<span class="lago-badge lago-{}">{}</span>', COLOURS.get(status, "grey"), label or status)
+    return format_html(
+        '<span class="lago-badge lago-{}">{}</span>', COLOURS.get(status, "grey"), label or status
+    )

@@ -2,7 +2,7 @@
 never reach a log line, whichever library formats the record. Neither may
 the proxy credentials (SCRAPE_PROXY_URL, TELEGRAM_PROXY_URL). `redact` is the
 one redaction: log records, JSON log lines and error-tracking events
-(tracker.error_tracking, through `redact_data`) all use it.
+(lago.error_tracking, through `redact_data`) all use it.
 
 Handler filters only protect the handlers they are attached to (a test's
 `caplog` handler, a handler added by an operator, …). `install_redacting_record_factory`
@@ -21,7 +21,8 @@ REDACTED = "[redacted]"
 # Shorter proxy passwords are not searched for (they would blank out ordinary words);
 # inside a URL they are still caught by _URL_CREDENTIALS.
 MIN_PASSWORD_LENGTH = 4
-# Any Telegram bot token (not only ours): digits, a colon, 30+ URL-safe characters (e.g. in /bot<token>/).
+# Any Telegram bot token (not only ours): digits, a colon, 30+ URL-safe characters (e.g. in
+# /bot<token>/).
 _BOT_TOKEN = re.compile(r"\d{5,}:[A-Za-z0-9_-]{30,}")
 # user:password@ in any URL.
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@:]+:[^/\s@]*@")
@@ -38,7 +39,9 @@ def _proxy_passwords(url):
 
 
 def _secrets():
-    if not settings.configured:  # gunicorn's master (gunicorn.conf.py) never loads Django: the patterns only
+    if (
+        not settings.configured
+    ):  # gunicorn's master (gunicorn.conf.py) never loads Django: the patterns only
         return []
     return _secrets_of(
         getattr(settings, "TELEGRAM_BOT_TOKEN", ""),

@@ -2,7 +2,7 @@
 (`2026-12-03T13:45:01.123Z`), whatever TIME_ZONE is: Django sets the process's
 local zone to TIME_ZONE when settings load, but gunicorn's master, honcho and
 other processes that never load Django log in the machine's zone, so local
-time would mix zones. See tracker/logging_config.py and gunicorn.conf.py.
+time would mix zones. See lago/logging_config.py and gunicorn.conf.py.
 
 `JSONFormatter` (LOG_FORMAT=json) writes one JSON object per line with the
 same redaction as the text lines (lib.log_filters).
@@ -15,7 +15,10 @@ import time
 from lib.log_filters import redact_data
 
 # The attributes every LogRecord has; anything else came in through `extra=`.
-_RECORD_ATTRIBUTES = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+_RECORD_ATTRIBUTES = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
+    "message",
+    "asctime",
+}
 
 
 class UTCFormatter(logging.Formatter):
@@ -46,5 +49,9 @@ class JSONFormatter(UTCFormatter):
             entry["stack"] = self.formatStack(record.stack_info)
         for key, value in vars(record).items():
             if key not in _RECORD_ATTRIBUTES and not key.startswith("_") and key not in entry:
-                entry[key] = value if isinstance(value, str | int | float | bool | type(None)) else repr(value)
+                entry[key] = (
+                    value
+                    if isinstance(value, str | int | float | bool | type(None))
+                    else repr(value)
+                )
         return json.dumps(redact_data(entry), ensure_ascii=False)

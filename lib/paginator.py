@@ -40,7 +40,10 @@ def estimated_count(queryset, connection):
     """The planner's row estimate for `queryset`, or None if it has none."""
     with connection.cursor() as cursor:
         if not queryset.query.where:
-            cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [queryset.model._meta.db_table])
+            cursor.execute(
+                "SELECT reltuples FROM pg_class WHERE oid = %s::regclass",
+                [queryset.model._meta.db_table],
+            )
             row = cursor.fetchone()
             # -1: never vacuumed or analysed; fall through to EXPLAIN.
             if row and row[0] >= 0:

@@ -48,14 +48,19 @@ def run(command, grace):
 
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
-    # Waits for the leader, then for what it left in its group; kills the group once the grace has passed.
+    # Waits for the leader, then for what it left in its group; kills the group once the grace has
+    # passed.
     while True:
         if child.poll() is not None:
             if not group_alive(child.pid):
                 break
             deadline = deadline or time.monotonic() + grace
         if deadline is not None and time.monotonic() > deadline:
-            print(f"signal_leader: {command[0]} did not stop within {grace:g} s: SIGKILL to its process group", file=sys.stderr, flush=True)
+            print(
+                f"signal_leader: {command[0]} did not stop within {grace:g} s: SIGKILL to its process group",
+                file=sys.stderr,
+                flush=True,
+            )
             try:
                 os.killpg(child.pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -68,8 +73,15 @@ def run(command, grace):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m lib.signal_leader", description=__doc__.splitlines()[0])
-    parser.add_argument("--grace", type=float, default=DEFAULT_GRACE_S, help=f"seconds before SIGKILL (default {DEFAULT_GRACE_S:g})")
+    parser = argparse.ArgumentParser(
+        prog="python -m lib.signal_leader", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=DEFAULT_GRACE_S,
+        help=f"seconds before SIGKILL (default {DEFAULT_GRACE_S:g})",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     if not args.command:

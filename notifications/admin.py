@@ -61,11 +61,18 @@ class TelegramChatAdmin(admin.ModelAdmin):
         now = timezone.now()
         released = obj.release_held(old.quiet_ends_at(now), now)
         if released:
-            self.message_user(request, _("%(count)d notifications held for the old quiet hours are due now.") % {"count": released})
+            self.message_user(
+                request,
+                _("%(count)d notifications held for the old quiet hours are due now.")
+                % {"count": released},
+            )
 
     @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj):
-        return badge("skipped" if obj.status == TelegramChat.Status.PENDING else obj.status, obj.get_status_display())
+        return badge(
+            "skipped" if obj.status == TelegramChat.Status.PENDING else obj.status,
+            obj.get_status_display(),
+        )
 
     @admin.display(description=_("subscriptions"), ordering="n_subscriptions")
     def subscriptions_count(self, obj):
@@ -76,15 +83,22 @@ class TelegramChatAdmin(admin.ModelAdmin):
         # Counted first: from the "pending" filter the queryset re-counts to 0 after approving.
         total = queryset.count()
         done = sum(chat.approve() for chat in queryset.filter(status=TelegramChat.Status.PENDING))
-        text = ngettext("%(n)d chat approved and welcomed", "%(n)d chats approved and welcomed", done) % {"n": done}
+        text = ngettext(
+            "%(n)d chat approved and welcomed", "%(n)d chats approved and welcomed", done
+        ) % {"n": done}
         self.message_user(request, text + "; " + _("%(n)d were not pending.") % {"n": total - done})
 
     @admin.action(description=_("Block (stop sending, cancel queued)"), permissions=["change"])
     def block(self, request, queryset):
         chats = queryset.exclude(status=TelegramChat.Status.BLOCKED)
         cancelled = [chat.block(f"blocked by {request.user}") for chat in chats]
-        text = ngettext("%(n)d chat blocked", "%(n)d chats blocked", len(cancelled)) % {"n": len(cancelled)}
-        self.message_user(request, text + "; " + _("%(n)d queued notification(s) cancelled.") % {"n": sum(cancelled)})
+        text = ngettext("%(n)d chat blocked", "%(n)d chats blocked", len(cancelled)) % {
+            "n": len(cancelled)
+        }
+        self.message_user(
+            request,
+            text + "; " + _("%(n)d queued notification(s) cancelled.") % {"n": sum(cancelled)},
+        )
 
 
 @admin.register(Subscription)
@@ -100,7 +114,18 @@ class SubscriptionAdmin(admin.ModelAdmin):
 class NotificationAdmin(BigTableAdmin):
     """The outbox: what waits, what failed and why; retry or cancel by hand."""
 
-    list_display = ["id", "kind", "chat", "ad", "price", "status_badge", "attempts", "next_attempt_at", "short_error", "sent_at"]
+    list_display = [
+        "id",
+        "kind",
+        "chat",
+        "ad",
+        "price",
+        "status_badge",
+        "attempts",
+        "next_attempt_at",
+        "short_error",
+        "sent_at",
+    ]
     list_select_related = ["chat", "ad"]
     # The chat and the ad by their names only (select_related reads every column of both otherwise).
     list_defer = [
@@ -111,7 +136,11 @@ class NotificationAdmin(BigTableAdmin):
     list_filter = ["status", "kind", "chat"]
     search_fields = ["ad__title", "chat__title", "last_error"]
     # Read-only, without the sender's claim bookkeeping; retry and cancel are the actions.
-    fields = readonly_fields = [f.name for f in Notification._meta.fields if f.name not in {"id", "claim_token", "claimed_at"}]
+    fields = readonly_fields = [
+        f.name
+        for f in Notification._meta.fields
+        if f.name not in {"id", "claim_token", "claimed_at"}
+    ]
     actions = ["retry_now", "cancel"]
 
     def has_add_permission(self, request):
@@ -133,17 +162,30 @@ class NotificationAdmin(BigTableAdmin):
         """The page is read-only (has_change_permission is False), yet retry/cancel change rows: staff with the change permission may."""
         return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}")
 
-    @admin.action(description=_("Retry now (dead or pending → pending, due now)"), permissions=["requeue"])
+    @admin.action(
+        description=_("Retry now (dead or pending → pending, due now)"), permissions=["requeue"]
+    )
     def retry_now(self, request, queryset):
         total = queryset.count()
         done = sum(n.retry_now() for n in queryset)
-        text = ngettext("%(n)d notification queued to send now", "%(n)d notifications queued to send now", done) % {"n": done}
-        self.message_user(request, text + "; " + _("%(n)d skipped (sent or cancelled).") % {"n": total - done})
+        text = ngettext(
+            "%(n)d notification queued to send now", "%(n)d notifications queued to send now", done
+        ) % {"n": done}
+        self.message_user(
+            request, text + "; " + _("%(n)d skipped (sent or cancelled).") % {"n": total - done}
+        )
 
     @admin.action(description=_("Cancel (pending only)"), permissions=["requeue"])
     def cancel(self, request, queryset):
         done = sum(n.cancel(f"cancelled by {request.user}") for n in queryset)
         level = messages.SUCCESS if done else messages.WARNING
         self.message_user(
-            request, ngettext("%(n)d pending notification cancelled.", "%(n)d pending notifications cancelled.", done) % {"n": done}, level
+            request,
+            ngettext(
+                "%(n)d pending notification cancelled.",
+                "%(n)d pending notifications cancelled.",
+                done,
+            )
+            % {"n": done},
+            level,
         )

@@ -12,7 +12,10 @@ def enqueue_admin_alert(key: str, text: str) -> int:
     chats = list(TelegramChat.objects.admins())
     before = Notification.objects.filter(kind=Notification.Kind.ALERT, alert_key=key).count()
     Notification.objects.bulk_create(
-        [Notification(chat=chat, kind=Notification.Kind.ALERT, alert_key=key[:200], text=text) for chat in chats],
+        [
+            Notification(chat=chat, kind=Notification.Kind.ALERT, alert_key=key[:200], text=text)
+            for chat in chats
+        ],
         ignore_conflicts=True,
     )
     return Notification.objects.filter(kind=Notification.Kind.ALERT, alert_key=key).count() - before

@@ -25,7 +25,9 @@ def insert_ignoring_conflicts(db, table, fields, rows, batch=FAN_OUT_BATCH):
     with db.cursor() as cursor:
         for start in range(0, len(rows), size):
             chunk = rows[start : start + size]
-            cursor.execute(insert_sql(db.ops, table, fields, len(chunk)), [v for row in chunk for v in row])
+            cursor.execute(
+                insert_sql(db.ops, table, fields, len(chunk)), [v for row in chunk for v in row]
+            )
             inserted += cursor.rowcount
     return inserted
 

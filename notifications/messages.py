@@ -37,11 +37,17 @@ def esc(value) -> str:
 
 
 def drop_percent(old, new) -> int:
-    return int(((Decimal(new) - Decimal(old)) / Decimal(old) * 100).quantize(Decimal("1"), ROUND_HALF_UP))
+    return int(
+        ((Decimal(new) - Decimal(old)) / Decimal(old) * 100).quantize(Decimal("1"), ROUND_HALF_UP)
+    )
 
 
 def lowest_price(ad):
-    lows = [p for p in (ad.price, ad.price_changes.aggregate(low=Min("new_price"))["low"]) if p is not None]
+    lows = [
+        p
+        for p in (ad.price, ad.price_changes.aggregate(low=Min("new_price"))["low"])
+        if p is not None
+    ]
     return min(lows) if lows else None
 
 
@@ -57,14 +63,29 @@ def render(notification) -> Rendered:
     photo = ad.image_url or None
     limit = CAPTION_LIMIT if photo else TEXT_LIMIT
     title = ad.title
-    low = lowest_price(ad) if notification.kind == "price_drop" else None  # one query, not one per try below
+    low = (
+        lowest_price(ad) if notification.kind == "price_drop" else None
+    )  # one query, not one per try below
     while True:
-        html_text, plain = _ad_lines(notification, ad, title, low, escape=True), _ad_lines(notification, ad, title, low, escape=False)
+        html_text, plain = (
+            _ad_lines(notification, ad, title, low, escape=True),
+            _ad_lines(notification, ad, title, low, escape=False),
+        )
         excess = max(len(html_text), len(plain)) - limit
         if excess <= 0 or not title:
-            buttons = notification_keyboard(notification.keyword_id, notification.price if notification.kind == "price_drop" else None)
-            return Rendered(html=_fit(html_text, limit), plain=_fit(plain, limit), photo_url=photo, reply_markup=buttons)
-        title = title[: max(0, len(title) - excess - 1)] + ELLIPSIS if len(title) > excess + 1 else ""
+            buttons = notification_keyboard(
+                notification.keyword_id,
+                notification.price if notification.kind == "price_drop" else None,
+            )
+            return Rendered(
+                html=_fit(html_text, limit),
+                plain=_fit(plain, limit),
+                photo_url=photo,
+                reply_markup=buttons,
+            )
+        title = (
+            title[: max(0, len(title) - excess - 1)] + ELLIPSIS if len(title) > excess + 1 else ""
+        )
 
 
 def _ad_lines(notification, ad, title, low, escape):
@@ -100,7 +121,11 @@ def _drop_line(notification):
     old, new = notification.old_price, notification.price
     if old is None or new is None or Decimal(old) == 0:
         return _("now %(price)s") % {"price": format_price(new)}
-    values = {"old": format_price(old), "new": format_price(new), "percent": f"{drop_percent(old, new):+d}"}
+    values = {
+        "old": format_price(old),
+        "new": format_price(new),
+        "percent": f"{drop_percent(old, new):+d}",
+    }
     return (_("was %(old)s → now %(new)s (%(percent)s%%)") % values).replace("-", "−")
 
 
@@ -124,7 +149,11 @@ def _relist_lines(notification, earlier):
     listed = _day(earlier.published_at or earlier.first_seen_at)
     if earlier.gone_at is None:  # the earlier listing came back meanwhile
         return [price, _("Listed before on %(date)s") % {"date": listed}]
-    return [price, _("Listed before on %(date)s, gone on %(gone)s") % {"date": listed, "gone": _day(earlier.gone_at)}]
+    return [
+        price,
+        _("Listed before on %(date)s, gone on %(gone)s")
+        % {"date": listed, "gone": _day(earlier.gone_at)},
+    ]
 
 
 def _day(moment):
@@ -165,12 +194,29 @@ def digest_header(notifications, backlog):
     """ "3 new ads for fahrrad, ski": the keywords of the listed rows, in order of first appearance."""
     rows = notifications[:DIGEST_MAX_ITEMS]
     names = list(dict.fromkeys(n.keyword.display_name for n in rows if n.keyword_id))
-    values = {"count": backlog, "keywords": ", ".join(names[:5]) + (", …" if len(names) > 5 else "")}
+    values = {
+        "count": backlog,
+        "keywords": ", ".join(names[:5]) + (", …" if len(names) > 5 else ""),
+    }
     if not names:
-        return ngettext("%(count)d new notification", "%(count)d new notifications", backlog) % values
+        return (
+            ngettext("%(count)d new notification", "%(count)d new notifications", backlog) % values
+        )
     if all(n.kind == "new" for n in rows):
-        return ngettext("%(count)d new ad for %(keywords)s", "%(count)d new ads for %(keywords)s", backlog) % values
-    return ngettext("%(count)d new notification for %(keywords)s", "%(count)d new notifications for %(keywords)s", backlog) % values
+        return (
+            ngettext(
+                "%(count)d new ad for %(keywords)s", "%(count)d new ads for %(keywords)s", backlog
+            )
+            % values
+        )
+    return (
+        ngettext(
+            "%(count)d new notification for %(keywords)s",
+            "%(count)d new notifications for %(keywords)s",
+            backlog,
+        )
+        % values
+    )
 
 
 def _digest_item(n):

@@ -30,7 +30,9 @@ def claim_rows(connection, table, pks, pending, now, lease_until, token):
     locking = SKIP_LOCKED if connection.features.has_select_for_update_skip_locked else DUE
     candidates, params = locking.format(table=table, ids=ids), [*params, pending, stamps[1]]
     with connection.cursor() as cursor:
-        cursor.execute(STATEMENT.format(table=table, candidates=candidates), [*stamps, token, *params])
+        cursor.execute(
+            STATEMENT.format(table=table, candidates=candidates), [*stamps, token, *params]
+        )
         return {pk: (attempts, error) for pk, attempts, error in cursor.fetchall()}
 
 
@@ -40,7 +42,9 @@ def settle_rows(connection, table, pks, tokens, sent, now, message_id):
     ids, id_params = _ids(connection, pks)
     sql = SETTLE.format(table=ops.quote_name(table), ids=ids, tokens=_placeholders(tokens))
     with connection.cursor() as cursor:
-        cursor.execute(sql, [sent, ops.adapt_datetimefield_value(now), message_id, *id_params, *tokens])
+        cursor.execute(
+            sql, [sent, ops.adapt_datetimefield_value(now), message_id, *id_params, *tokens]
+        )
         return cursor.rowcount
 
 

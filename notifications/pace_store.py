@@ -45,7 +45,8 @@ class Slot:
 def decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait, mine=True):
     """The reservation rule: (Slot, new bot free_at, new chat free_at) or (Slot, None, None).
 
-    Also written as RESERVE_LUA (Redis) and as the PostgreSQL function of migration 0008: change all three together."""
+    Also written as RESERVE_LUA (Redis) and as the PostgreSQL function of migration 0008: change all
+    three together."""
     bot_free = now if bot_free > now + HORIZON_S else bot_free
     chat_free = now if chat_free > now + HORIZON_S else chat_free
     if chat_free > now:
@@ -79,7 +80,9 @@ class OrmPaceStore:
         """A slot for `chat_id` (see decide()). `arrived`: (chat id, seconds) of an answer not yet
         recorded (SharedPacer.record), pushed as record() would before anything is decided."""
         if connection.vendor == "postgresql":
-            return self._reserve_in_function(chat_id, bot_interval, chat_interval, max_wait, owner, arrived)
+            return self._reserve_in_function(
+                chat_id, bot_interval, chat_interval, max_wait, owner, arrived
+            )
         lock = f'UPDATE {self.table} SET free_at = free_at WHERE "key" = %s RETURNING free_at, {self._sql(NOW_SQL)}'
         with transaction.atomic(), connection.cursor() as cursor:
             if arrived:
@@ -91,9 +94,13 @@ class OrmPaceStore:
                 cursor.execute(lock, [self.bot])
                 row = cursor.fetchone()
             bot_free, now = row
-            cursor.execute(f'SELECT free_at, owner FROM {self.table} WHERE "key" = %s', [self._chat(chat_id)])
+            cursor.execute(
+                f'SELECT free_at, owner FROM {self.table} WHERE "key" = %s', [self._chat(chat_id)]
+            )
             chat_free, chat_owner = cursor.fetchone() or (0.0, owner)
-            slot, bot_at, chat_at = decide(now, bot_free, chat_free, bot_interval, chat_interval, max_wait, chat_owner == owner)
+            slot, bot_at, chat_at = decide(
+                now, bot_free, chat_free, bot_interval, chat_interval, max_wait, chat_owner == owner
+            )
             if slot.busy is None:
                 cursor.execute(
                     f'INSERT INTO {self.table} ("key", free_at, owner) VALUES (%s, %s, %s), (%s, %s, %s) '
@@ -104,11 +111,23 @@ class OrmPaceStore:
 
     def _reserve_in_function(self, chat_id, bot_interval, chat_interval, max_wait, owner, arrived):
         """The same reservation in one call of lago_pace_reserve() (migrations 0008, 0010): one round trip, not five."""
-        arrived_key, arrived_s = (self._chat(arrived[0]), float(arrived[1])) if arrived else (None, None)
+        arrived_key, arrived_s = (
+            (self._chat(arrived[0]), float(arrived[1])) if arrived else (None, None)
+        )
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT wait, busy, mine FROM lago_pace_reserve(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [self.bot, self._chat(chat_id), bot_interval, chat_interval, max_wait, HORIZON_S, owner, arrived_key, arrived_s],
+                [
+                    self.bot,
+                    self._chat(chat_id),
+                    bot_interval,
+                    chat_interval,
+                    max_wait,
+                    HORIZON_S,
+                    owner,
+                    arrived_key,
+                    arrived_s,
+                ],
             )
             wait, busy, mine = cursor.fetchone()
         return Slot(wait, busy, mine)
@@ -199,7 +218,10 @@ class RedisPaceStore:
         return f"lago:pace:{self.bot}", f"lago:pace:{self.bot}:{chat_id}"
 
     def reserve(self, chat_id, bot_interval, chat_interval, max_wait, owner="", arrived=None):
-        keys, args = list(self._keys(chat_id)), [bot_interval, chat_interval, max_wait, HORIZON_S, owner]
+        keys, args = (
+            list(self._keys(chat_id)),
+            [bot_interval, chat_interval, max_wait, HORIZON_S, owner],
+        )
         if arrived:
             keys.append(self._keys(arrived[0])[1])
             args.append(float(arrived[1]))

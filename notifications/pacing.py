@@ -57,7 +57,9 @@ class Pacer:
 
     def hold_chat(self, chat_id, seconds):
         """Telegram said retry_after for this chat: nothing goes there before then."""
-        self.chat_free_at[chat_id] = max(self.chat_free_at.get(chat_id, 0.0), self.clock() + seconds)
+        self.chat_free_at[chat_id] = max(
+            self.chat_free_at.get(chat_id, 0.0), self.clock() + seconds
+        )
 
     def wait(self, chat_id, until=None):
         """Sleeps until a message to chat_id may go out; GO when it may go now (see SharedPacer)."""
@@ -94,10 +96,19 @@ class SharedPacer(Pacer):
     def wait(self, chat_id, until=None):
         super().wait(chat_id)
         ahead = MAX_RESERVE_AHEAD_S if until is None else max(0.0, until - self.clock())
-        slot = self.store.reserve(chat_id, self.bot_interval, self.chat_interval(chat_id), ahead, owner=self.owner, arrived=self.arrived)
+        slot = self.store.reserve(
+            chat_id,
+            self.bot_interval,
+            self.chat_interval(chat_id),
+            ahead,
+            owner=self.owner,
+            arrived=self.arrived,
+        )
         self.arrived = None
         if slot.busy == "chat":
-            self.chat_free_at[chat_id] = max(self.chat_free_at.get(chat_id, 0.0), self.clock() + slot.wait)
+            self.chat_free_at[chat_id] = max(
+                self.chat_free_at.get(chat_id, 0.0), self.clock() + slot.wait
+            )
             return LATER if slot.mine else ELSEWHERE
         if slot.busy == "bot":
             self.bot_free_at = max(self.bot_free_at, self.clock() + slot.wait)

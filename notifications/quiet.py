@@ -25,12 +25,19 @@ def hold(now) -> int:
     waiting = Notification.objects.due(now).exclude(kind=Notification.Kind.ALERT)
     by_end = defaultdict(list)
     # Chats with rows to hold (an uncorrelated IN: one pass over the due rows, on SQLite too).
-    for chat_pk, end in TelegramChat.objects.filter(pk__in=waiting.values("chat_id")).quiet_until(now).items():
+    for chat_pk, end in (
+        TelegramChat.objects.filter(pk__in=waiting.values("chat_id")).quiet_until(now).items()
+    ):
         by_end[end].append(chat_pk)
     held = 0
     for end, chat_pks in by_end.items():
         count = waiting.filter(chat_id__in=chat_pks).update(next_attempt_at=end)
         if count:
-            logger.info("notifications: %d notifications of %d chats held for quiet hours until %s", count, len(chat_pks), end.isoformat())
+            logger.info(
+                "notifications: %d notifications of %d chats held for quiet hours until %s",
+                count,
+                len(chat_pks),
+                end.isoformat(),
+            )
         held += count
     return held

@@ -60,12 +60,19 @@ class RoundClaims:
         for chat_id, units in self.plan.items():
             if len(others) >= room:
                 break
-            if chat_id != unit.chat_id and units and units[0].claimed_at is None and self.pacer.delay(chat_id) == 0:
+            if (
+                chat_id != unit.chat_id
+                and units
+                and units[0].claimed_at is None
+                and self.pacer.delay(chat_id) == 0
+            ):
                 others.append(units[0])
         return others
 
     def _claim(self, units):
-        rows = Notification.objects.claim([n for u in units for n in u.rows], timezone.now(), settings.NOTIFY_CLAIM_LEASE_S)
+        rows = Notification.objects.claim(
+            [n for u in units for n in u.rows], timezone.now(), settings.NOTIFY_CLAIM_LEASE_S
+        )
         taken, now = {n.pk for n in rows}, time.monotonic()
         for u in units:
             u.rows = [n for n in u.rows if n.pk in taken]

@@ -9,7 +9,8 @@ Attempts: the claim counts an attempt; a crashed claim therefore uses one up and
 comes back when the lease ends (NOTIFY_CLAIM_LEASE_S), not on the backoff schedule.
 A 429 gives its attempt back. An outage (timeouts, 5xx, connection errors confirmed by a
 failing getMe) charges only the row that discovered it; further rows (those claimed ahead
-given back uncharged) wait until getMe answers again, so an outage of any length kills no notification.
+given back uncharged) wait until getMe answers again, so an outage of any length kills no
+notification.
 """
 
 import logging
@@ -47,10 +48,18 @@ def reset_state():
 
 
 def pacer() -> Pacer:
-    names = ("TELEGRAM_MAX_PER_SECOND", "TELEGRAM_SHARED_PACE", "Q_BROKER", "REDIS_URL", "TELEGRAM_BOT_TOKEN")
+    names = (
+        "TELEGRAM_MAX_PER_SECOND",
+        "TELEGRAM_SHARED_PACE",
+        "Q_BROKER",
+        "REDIS_URL",
+        "TELEGRAM_BOT_TOKEN",
+    )
     config = tuple(getattr(settings, name) for name in names)
     if _State.pacer is None or _State.pacer_config != config:
-        _State.pacer = make_pacer(settings.TELEGRAM_MAX_PER_SECOND, shared=settings.TELEGRAM_SHARED_PACE)
+        _State.pacer = make_pacer(
+            settings.TELEGRAM_MAX_PER_SECOND, shared=settings.TELEGRAM_SHARED_PACE
+        )
         _State.pacer_config = config
     return _State.pacer
 
@@ -63,7 +72,9 @@ class Unit:
     pks: list = field(default_factory=list)
     backlog: int = 0
     rows: list = field(default_factory=list)  # the rows of `pks`, loaded with what sending reads
-    claimed_at: float | None = None  # time.monotonic() of this round's claim on `rows` (round_claims.py)
+    claimed_at: float | None = (
+        None  # time.monotonic() of this round's claim on `rows` (round_claims.py)
+    )
 
     @property
     def is_digest(self):
@@ -74,7 +85,10 @@ def process_queue(limit=None) -> int:
     """Sends up to `limit` (NOTIFY_BATCH) due messages; returns how many rows were delivered."""
     if telegram.sending_paused():
         due = Notification.objects.due().count()
-        logger.warning("notifications: sending paused (TELEGRAM_BOT_TOKEN is not set); %d due notifications wait", due)
+        logger.warning(
+            "notifications: sending paused (TELEGRAM_BOT_TOKEN is not set); %d due notifications wait",
+            due,
+        )
         return 0
     now = timezone.now()
     quiet.hold(now)
@@ -100,7 +114,9 @@ def build_plan(now, limit) -> "OrderedDict[int, deque[Unit]]":
     sendable = Notification.objects.sendable(now)
     backlogs = _backlogs(sendable)
     plan = OrderedDict((unit.chat_id, deque([unit])) for unit in _digests(now, backlogs))
-    for pk, chat_id in _in_turn(sendable.exclude(chat_id__in=backlogs)).values_list("pk", "chat__chat_id")[:limit]:
+    for pk, chat_id in _in_turn(sendable.exclude(chat_id__in=backlogs)).values_list(
+        "pk", "chat__chat_id"
+    )[:limit]:
         plan.setdefault(chat_id, deque()).append(Unit(chat_id, [pk]))
     return _load_rows(plan)
 
@@ -109,13 +125,20 @@ def _backlogs(sendable):
     """{chat pk: (Telegram chat id, due rows)} of the chats with more due rows than one message each."""
     per_chat = sendable.order_by().values("chat_id", "chat__chat_id").annotate(n=Count("pk"))
     over = per_chat.filter(n__gt=settings.NOTIFY_DIGEST_THRESHOLD)
-    return {chat_pk: (chat_id, n) for chat_pk, chat_id, n in over.values_list("chat_id", "chat__chat_id", "n")}
+    return {
+        chat_pk: (chat_id, n)
+        for chat_pk, chat_id, n in over.values_list("chat_id", "chat__chat_id", "n")
+    }
 
 
 def _in_turn(rows):
     """`rows` in turns: every chat's oldest row first, then every chat's second, …: a batch
     spreads over chats, so per-chat pacing never idles the sender while other chats wait."""
-    turn = Window(RowNumber(), partition_by=[F("chat_id")], order_by=[F("next_attempt_at").asc(), F("pk").asc()])
+    turn = Window(
+        RowNumber(),
+        partition_by=[F("chat_id")],
+        order_by=[F("next_attempt_at").asc(), F("pk").asc()],
+    )
     return rows.annotate(turn=turn).order_by("turn", "next_attempt_at", "pk")
 
 
@@ -131,7 +154,9 @@ def _digests(now, backlogs):
 
 def _load_rows(plan):
     """Loads every planned row in one query (not one per message); units whose rows are gone are dropped."""
-    rows = Notification.objects.load_for_sending([pk for units in plan.values() for unit in units for pk in unit.pks])
+    rows = Notification.objects.load_for_sending(
+        [pk for units in plan.values() for unit in units for pk in unit.pks]
+    )
     for chat_id, units in list(plan.items()):
         for unit in units:
             unit.rows = [rows[pk] for pk in unit.pks if pk in rows]
@@ -165,7 +190,9 @@ def _send_plan(plan, limit, p, claims):
             break
         turn = p.wait(chat_id, until=deadline)
         if turn == ELSEWHERE and not _still_due(plan[chat_id]):
-            del plan[chat_id]  # another process sent these meanwhile; due rows wait for the chat's slot
+            del plan[
+                chat_id
+            ]  # another process sent these meanwhile; due rows wait for the chat's slot
         if turn != GO:
             continue
         unit = plan[chat_id].popleft()
@@ -182,7 +209,8 @@ def _send_plan(plan, limit, p, claims):
 
 
 def render_unit(unit, rows):
-    """The message for `unit` from its loaded `rows`, in the chat's language (TelegramChat.language):
+    """The message for `unit` from its loaded `rows`, in the chat's language
+    (TelegramChat.language):
     (Rendered, the rows it lists). A digest lists as many rows as fit one message."""
     with translation.override(rows[0].chat.language):
         if unit.is_digest:
@@ -193,7 +221,9 @@ def render_unit(unit, rows):
 
 def _still_due(units):
     """Whether any of a chat's planned rows is still due (not sent or claimed by another process)."""
-    return Notification.objects.filter(pk__in=[pk for unit in units for pk in unit.pks]).due().exists()
+    return (
+        Notification.objects.filter(pk__in=[pk for unit in units for pk in unit.pks]).due().exists()
+    )
 
 
 @dataclass
@@ -217,7 +247,11 @@ def _deliver(unit, rows) -> Outcome:
     except DeliveryError as err:
         return _failed(rows, err)
     except Exception as exc:  # a bug or odd data in one row must not abort the batch
-        logger.exception("notifications: sending %s to chat %s crashed", [n.pk for n in rows], rows[0].chat.chat_id)
+        logger.exception(
+            "notifications: sending %s to chat %s crashed",
+            [n.pk for n in rows],
+            rows[0].chat.chat_id,
+        )
         for n in rows:
             n.mark_failed(f"unexpected error: {exc!r}"[:500])
         return Outcome(attempted=1)
@@ -237,7 +271,11 @@ def _send(chat, rendered):
     for _ in range(2):
         try:
             return telegram.send_message(
-                chat_id, rendered.html, photo_url=rendered.photo_url, reply_markup=rendered.reply_markup, plain_text=rendered.plain
+                chat_id,
+                rendered.html,
+                photo_url=rendered.photo_url,
+                reply_markup=rendered.reply_markup,
+                plain_text=rendered.plain,
             )
         except DeliveryError as err:
             if err.migrate_to_chat_id is None:
@@ -254,7 +292,11 @@ def _send(chat, rendered):
 def _failed(rows, err) -> Outcome:
     chat = rows[0].chat
     if err.retry_after is not None:
-        logger.warning("notifications: Telegram flood control for chat %s: retry in %ss", chat.chat_id, err.retry_after)
+        logger.warning(
+            "notifications: Telegram flood control for chat %s: retry in %ss",
+            chat.chat_id,
+            err.retry_after,
+        )
         pacer().hold_chat(chat.chat_id, err.retry_after)
         for n in rows:
             n.defer(err.retry_after, err.reason)
@@ -270,6 +312,9 @@ def _failed(rows, err) -> Outcome:
         n.mark_failed(err.reason)
     if telegram.ping():
         return Outcome(attempted=1)
-    logger.warning("notifications: Telegram unreachable (%s); holding the queue until getMe answers", err.reason)
+    logger.warning(
+        "notifications: Telegram unreachable (%s); holding the queue until getMe answers",
+        err.reason,
+    )
     _State.outage = True
     return Outcome(attempted=1, stop=True)

@@ -26,11 +26,19 @@ from telegram.warnings import PTBDeprecationWarning
 from lib.log_filters import redact
 
 logger = logging.getLogger(__name__)
-# PTB 22 itself reads RetryAfter.retry_after when building the error; we accept int and timedelta (_seconds).
+# PTB 22 itself reads RetryAfter.retry_after when building the error; we accept int and timedelta
+# (_seconds).
 warnings.filterwarnings("ignore", message=".*retry_after.*", category=PTBDeprecationWarning)
 
 # BadRequest descriptions that mean the chat itself is gone for us.
-CHAT_GONE = ("chat not found", "bot was kicked", "bot was blocked", "user is deactivated", "have no rights", "not enough rights")
+CHAT_GONE = (
+    "chat not found",
+    "bot was kicked",
+    "bot was blocked",
+    "user is deactivated",
+    "have no rights",
+    "not enough rights",
+)
 PARSE_ERROR = "can't parse entities"
 
 
@@ -68,7 +76,9 @@ def bot_request(**kwargs) -> HTTPXRequest:
     HTTP_PROXY/HTTPS_PROXY in the environment are for other traffic: a Bot API call through
     them would carry the token in its URL. Only TELEGRAM_PROXY_URL, when set, is used.
     """
-    return HTTPXRequest(proxy=settings.TELEGRAM_PROXY_URL or None, httpx_kwargs={"trust_env": False}, **kwargs)
+    return HTTPXRequest(
+        proxy=settings.TELEGRAM_PROXY_URL or None, httpx_kwargs={"trust_env": False}, **kwargs
+    )
 
 
 def sending_paused() -> bool:
@@ -82,12 +92,23 @@ class _Runtime:
         token, base_url, timeout, _pid, _proxy = key
         self.loop = asyncio.new_event_loop()
         request = bot_request(
-            connection_pool_size=8, connect_timeout=timeout, read_timeout=timeout, write_timeout=timeout, media_write_timeout=timeout
+            connection_pool_size=8,
+            connect_timeout=timeout,
+            read_timeout=timeout,
+            write_timeout=timeout,
+            media_write_timeout=timeout,
         )
-        updates_request = bot_request(connection_pool_size=1, connect_timeout=timeout, read_timeout=timeout + 30)
+        updates_request = bot_request(
+            connection_pool_size=1, connect_timeout=timeout, read_timeout=timeout + 30
+        )
         self.run(request.initialize())
         self.run(updates_request.initialize())
-        self.bot = Bot(token, base_url=f"{base_url.rstrip('/')}/bot", request=request, get_updates_request=updates_request)
+        self.bot = Bot(
+            token,
+            base_url=f"{base_url.rstrip('/')}/bot",
+            request=request,
+            get_updates_request=updates_request,
+        )
 
     def run(self, coro):
         return self.loop.run_until_complete(coro)
@@ -153,8 +174,15 @@ def ping() -> bool:
     return True
 
 
-def send_message(chat_id: int, text: str, photo_url: str | None = None, reply_markup=None, plain_text: str | None = None) -> int:
-    """Sends one HTML message (as a photo caption when photo_url is given) and returns its message_id.
+def send_message(
+    chat_id: int,
+    text: str,
+    photo_url: str | None = None,
+    reply_markup=None,
+    plain_text: str | None = None,
+) -> int:
+    """Sends one HTML message (as a photo caption when photo_url is given) and returns its
+    message_id.
 
     A photo Telegram cannot fetch falls back to a text message; HTML Telegram cannot
     parse is resent once as `plain_text`. Raises DeliveryError for everything else.
@@ -162,8 +190,13 @@ def send_message(chat_id: int, text: str, photo_url: str | None = None, reply_ma
     with _lock:
         rt = runtime()
         if photo_url and not is_web_url(photo_url):
-            # python-telegram-bot uploads any local file a string names: never hand it anything but a web URL.
-            logger.warning("telegram: photo for chat %s is not an http(s) URL (%r); sending as text", chat_id, str(photo_url)[:80])
+            # python-telegram-bot uploads any local file a string names: never hand it anything but
+            # a web URL.
+            logger.warning(
+                "telegram: photo for chat %s is not an http(s) URL (%r); sending as text",
+                chat_id,
+                str(photo_url)[:80],
+            )
             photo_url = None
         try:
             message = rt.run(_send(rt.bot, chat_id, text, photo_url, reply_markup, plain_text))
@@ -174,23 +207,43 @@ def send_message(chat_id: int, text: str, photo_url: str | None = None, reply_ma
 
 def is_web_url(value) -> bool:
     """Is `value` a string holding an absolute http(s) URL (the only photo we send)?"""
-    return isinstance(value, str) and value.lower().startswith(("https://", "http://")) and "\x00" not in value
+    return (
+        isinstance(value, str)
+        and value.lower().startswith(("https://", "http://"))
+        and "\x00" not in value
+    )
 
 
 async def _send(bot, chat_id, text, photo_url, reply_markup, plain_text):
     if photo_url:
         try:
-            return await bot.send_photo(chat_id, photo=photo_url, caption=text, parse_mode=ParseMode.HTML, reply_markup=reply_markup)
+            return await bot.send_photo(
+                chat_id,
+                photo=photo_url,
+                caption=text,
+                parse_mode=ParseMode.HTML,
+                reply_markup=reply_markup,
+            )
         except BadRequest as exc:
             if _is_chat_gone(exc):
                 raise
-            logger.warning("telegram: photo for chat %s failed (%s); sending as text", chat_id, redact(exc.message))
+            logger.warning(
+                "telegram: photo for chat %s failed (%s); sending as text",
+                chat_id,
+                redact(exc.message),
+            )
     try:
-        return await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML, reply_markup=reply_markup)
+        return await bot.send_message(
+            chat_id, text, parse_mode=ParseMode.HTML, reply_markup=reply_markup
+        )
     except BadRequest as exc:
         if PARSE_ERROR not in exc.message.lower() or plain_text is None:
             raise
-        logger.warning("telegram: HTML rejected for chat %s (%s); resending as plain text", chat_id, redact(exc.message))
+        logger.warning(
+            "telegram: HTML rejected for chat %s (%s); resending as plain text",
+            chat_id,
+            redact(exc.message),
+        )
     try:
         return await bot.send_message(chat_id, plain_text, reply_markup=reply_markup)
     except BadRequest as exc:
@@ -211,7 +264,8 @@ def to_delivery_error(exc: TelegramError) -> DeliveryError:
         return DeliveryError(reason, permanent=True, chat_gone=True)
     if isinstance(exc, BadRequest):
         return DeliveryError(reason, permanent=True)
-    # TimedOut, NetworkError (5xx, connection errors), InvalidToken, Conflict: the service, not the message.
+    # TimedOut, NetworkError (5xx, connection errors), InvalidToken, Conflict: the service, not the
+    # message.
     return DeliveryError(reason)
 
 

@@ -10,7 +10,8 @@ class OperationsConfig(AppConfig):
     verbose_name = "Operations"
 
     def ready(self):
-        # Registers the system checks and the bot's admin commands; records the process start time for uptime.
+        # Registers the system checks and the bot's admin commands; records the process start time
+        # for uptime.
         from operations import bot_commands, checks, health  # noqa: F401
 
 

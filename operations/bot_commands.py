@@ -17,18 +17,27 @@ def stats(ref: ChatRef, args=()) -> Reply:
     runs = ", ".join(f"{k} {v}" for k, v in s["runs_24h"].items() if v) or _("none")
     lines = [
         "<b>" + _("Lago stats") + "</b> " + _("(last 24 h)"),
-        _("Keywords: %(total)s (%(active)s active)") % {"total": s["keywords"], "active": s["active_keywords"]},
+        _("Keywords: %(total)s (%(active)s active)")
+        % {"total": s["keywords"], "active": s["active_keywords"]},
         _("Ads: %(indexed)s indexed, %(new)s new, %(drops)s price drops")
         % {"indexed": s["ads_indexed"], "new": s["ads_new_24h"], "drops": s["price_drops_24h"]},
-        _("Notifications: ") + ", ".join(f"{st} {s[f'notifications_{st}']}" for st in Notification.Status.values),
+        _("Notifications: ")
+        + ", ".join(f"{st} {s[f'notifications_{st}']}" for st in Notification.Status.values),
         _("Runs: ") + esc(runs),
-        _("Deep sweeps: ") + (", ".join(f"{k} {v}" for k, v in s["sweeps_24h"].items() if v) or _("none")),
+        _("Deep sweeps: ")
+        + (", ".join(f"{k} {v}" for k, v in s["sweeps_24h"].items() if v) or _("none")),
         f"HTTP 429: willhaben {s['http_429_24h']['willhaben']}, telegram {s['http_429_24h']['telegram']}",
     ]
     if s["overdue_keywords"]:
-        lines.append(_("Overdue: ") + ", ".join(f"#{k['id']} {esc(k['name'])}" for k in s["overdue_keywords"][:10]))
+        lines.append(
+            _("Overdue: ")
+            + ", ".join(f"#{k['id']} {esc(k['name'])}" for k in s["overdue_keywords"][:10])
+        )
     if s["zero_result_alerts"]:
-        lines.append(_("Zero results: ") + ", ".join(f"#{k['id']} {esc(k['name'])}" for k in s["zero_result_alerts"][:10]))
+        lines.append(
+            _("Zero results: ")
+            + ", ".join(f"#{k['id']} {esc(k['name'])}" for k in s["zero_result_alerts"][:10])
+        )
     return Reply("\n".join(lines))
 
 
@@ -38,9 +47,13 @@ def health(ref: ChatRef, args=()) -> Reply:
     if report["status"] == "ok":
         lines = ["✅ <b>" + _("Lago is healthy") + "</b>"]
     elif report["status"] == "degraded":
-        lines = ["⚠️ <b>" + _("Degraded") + "</b>: " + _("scraping fails")] + [f"• {esc(p)}" for p in report["problems"]]
+        lines = ["⚠️ <b>" + _("Degraded") + "</b>: " + _("scraping fails")] + [
+            f"• {esc(p)}" for p in report["problems"]
+        ]
     else:
-        lines = ["❌ <b>" + _("Unhealthy") + f"</b>: {esc(report['reason'])}"] + [f"• {esc(p)}" for p in report["problems"][1:]]
+        lines = ["❌ <b>" + _("Unhealthy") + f"</b>: {esc(report['reason'])}"] + [
+            f"• {esc(p)}" for p in report["problems"][1:]
+        ]
     queue = report.get("queue")
     if queue:
         lines.append(_("Queue: %(pending)s pending, %(dead)s dead") % queue)

@@ -3,8 +3,15 @@
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 
-# Values copied from docs/.env.example, or keys too short to be secret, are refused like a missing key.
-PLACEHOLDER_SECRETS = ("change-me", "changeme", "django-insecure-", "your-secret", "secret-key-here")
+# Values copied from docs/.env.example, or keys too short to be secret, are refused like a missing
+# key.
+PLACEHOLDER_SECRETS = (
+    "change-me",
+    "changeme",
+    "django-insecure-",
+    "your-secret",
+    "secret-key-here",
+)
 MIN_SECRET_KEY_LENGTH = 20
 
 

@@ -28,23 +28,36 @@ def _runs_24h(stats, since):
     return [
         {
             "status": status,
-            "label": ScrapeRun.Status(status).label if status in ScrapeRun.Status.values else status,
+            "label": ScrapeRun.Status(status).label
+            if status in ScrapeRun.Status.values
+            else status,
             "count": count,
-            "url": changelist("scraperun", "scraping", status__exact=status, started_at__gte=since_param),
+            "url": changelist(
+                "scraperun", "scraping", status__exact=status, started_at__gte=since_param
+            ),
         }
         for status, count in stats["runs_24h"].items()
     ]
 
 
 def _recent_problems(limit=10):
-    """The newest failed, banned or skipped runs: one query per status, each the newest `limit` rows of
-    scraperun_status_idx (status, started_at). One `status IN (…)` query sorts every problem run of the
+    """The newest failed, banned or skipped runs: one query per status, each the newest `limit` rows
+    of
+    scraperun_status_idx (status, started_at). One `status IN (…)` query sorts every problem run of
+    the
     retained history (hundreds of thousands at six months) to keep ten."""
     newest = []
     for status in PROBLEM_STATUSES:
-        newest += ScrapeRun.objects.filter(status=status).select_related("keyword").order_by("-started_at", "-id")[:limit]
+        newest += (
+            ScrapeRun.objects.filter(status=status)
+            .select_related("keyword")
+            .order_by("-started_at", "-id")[:limit]
+        )
     runs = sorted(newest, key=lambda run: (run.started_at, run.pk), reverse=True)[:limit]
-    return [{"run": run, "url": reverse("admin:scraping_scraperun_change", args=[run.pk])} for run in runs]
+    return [
+        {"run": run, "url": reverse("admin:scraping_scraperun_change", args=[run.pk])}
+        for run in runs
+    ]
 
 
 def dashboard_context(now=None):
@@ -63,14 +76,23 @@ def dashboard_context(now=None):
             "dead": changelist("notification", "notifications", status__exact="dead"),
         },
         "runs_24h": _runs_24h(stats, now - WINDOW),
-        # Seconds since a big installation's cached run figures were read (operations.stats_cache); None: read now.
+        # Seconds since a big installation's cached run figures were read (operations.stats_cache);
+        # None: read now.
         "runs_age_s": int((now - stats["read_at"]["runs_24h"]).total_seconds()) or None,
-        "alerts": [{**a, "url": reverse("admin:tracker_keyword_change", args=[a["id"]])} for a in zero_result_alerts()],
+        "alerts": [
+            {**a, "url": reverse("admin:tracker_keyword_change", args=[a["id"]])}
+            for a in zero_result_alerts()
+        ],
         "alerts_url": changelist("keyword", "tracker", alert="yes"),
         "problem_runs": _recent_problems(),
-        "problem_runs_url": changelist("scraperun", "scraping", status__in=",".join(PROBLEM_STATUSES)),
+        "problem_runs_url": changelist(
+            "scraperun", "scraping", status__in=",".join(PROBLEM_STATUSES)
+        ),
         # "~": the planner's estimate (operations.stats.cheap_count), not a count.
-        "ads": {k: f"~{stats[k]}" if k in stats["estimated"] else stats[k] for k in ("ads_indexed", "ads_new_24h", "price_drops_24h")},
+        "ads": {
+            k: f"~{stats[k]}" if k in stats["estimated"] else stats[k]
+            for k in ("ads_indexed", "ads_new_24h", "price_drops_24h")
+        },
     }
 
 

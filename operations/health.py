@@ -89,7 +89,9 @@ def database_answers():
             if _probe is probe:
                 _probe = None  # stuck: the next check starts a new probe
         probe.retire()
-        logger.warning("health: database did not answer within %s s", settings.HEALTHCHECK_DB_TIMEOUT_S)
+        logger.warning(
+            "health: database did not answer within %s s", settings.HEALTHCHECK_DB_TIMEOUT_S
+        )
         return False
     return answer
 
@@ -119,7 +121,9 @@ class _Probe:
         with _short_connect_timeout():
             while (answer := self.jobs.get()) is not None:
                 answers = _select_one()
-                if not answers:  # the kept connection may have died with a server restart: retry on a fresh one
+                if (
+                    not answers
+                ):  # the kept connection may have died with a server restart: retry on a fresh one
                     connection.close()
                     answers = _select_one()
                 answer.put(answers)
@@ -152,7 +156,9 @@ def _select_one():
 
 def last_beats():
     """{name: last_seen_at or None} for the scheduler and the bot, in one query."""
-    seen = dict(Heartbeat.objects.filter(name__in=[SCHEDULER, BOT]).values_list("name", "last_seen_at"))
+    seen = dict(
+        Heartbeat.objects.filter(name__in=[SCHEDULER, BOT]).values_list("name", "last_seen_at")
+    )
     return {name: seen.get(name) for name in (SCHEDULER, BOT)}
 
 
@@ -173,8 +179,10 @@ def heartbeat_problem(name, age, stale_s, in_grace):
 
 
 def queue_summary(now=None):
-    """Outbox counts for /health, read from notification_open_idx (status, created_at) alone: counting
-    `status` (never NULL), not `id`, lets PostgreSQL answer with an index-only scan, without visiting
+    """Outbox counts for /health, read from notification_open_idx (status, created_at) alone:
+    counting
+    `status` (never NULL), not `id`, lets PostgreSQL answer with an index-only scan, without
+    visiting
     every dead row kept for RETENTION_NOTIFICATIONS_DAYS."""
     now = now or timezone.now()
     pending, dead = Notification.Status.PENDING, Notification.Status.DEAD
@@ -202,7 +210,13 @@ def _problem(name, age, uptime):
 
 
 def _unreachable_report(base):
-    return {**base, "status": "unhealthy", "reason": "database_unreachable", "problems": ["database_unreachable"], "db_connected": False}
+    return {
+        **base,
+        "status": "unhealthy",
+        "reason": "database_unreachable",
+        "problems": ["database_unreachable"],
+        "db_connected": False,
+    }
 
 
 def health_report(now=None, grace=True):
@@ -230,7 +244,9 @@ def health_report(now=None, grace=True):
     problems = [_problem(SCHEDULER, scheduler_age, uptime)]
     if not paused:
         problems.append(_problem(BOT, bot_age, uptime))
-        base["telegram_polling"] = bot_age is not None and bot_age <= settings.HEALTHCHECK_BOT_STALE_S
+        base["telegram_polling"] = (
+            bot_age is not None and bot_age <= settings.HEALTHCHECK_BOT_STALE_S
+        )
     problems = [p for p in problems if p]
     scraping = scraping_report(now)
     status = "unhealthy" if problems else "degraded" if scraping["problems"] else "ok"

@@ -69,7 +69,8 @@ def _overdue_s(keyword, now):
 
 
 def keyword_values(latest_runs=True):
-    """Every keyword's shown columns and, with `latest_runs`, its latest run (a skip does not hide the run
+    """Every keyword's shown columns and, with `latest_runs`, its latest run (a skip does not hide
+    the run
     before it) as "last_run": two queries (one without `latest_runs`: /metrics shows no run).
 
     The last success is the keyword's stored `last_success_at` (set when a run finishes):
@@ -80,10 +81,25 @@ def keyword_values(latest_runs=True):
     keywords = Keyword.objects.all()
     if not latest_runs:
         return list(keywords.values(*KEYWORD_FIELDS))
-    runs = ScrapeRun.objects.filter(keyword=OuterRef("pk")).exclude(status=ScrapeRun.Status.SKIPPED).order_by("-started_at")
-    keywords = list(keywords.annotate(latest_run_id=Subquery(runs.values("pk")[:1])).values(*KEYWORD_FIELDS, "latest_run_id"))
+    runs = (
+        ScrapeRun.objects.filter(keyword=OuterRef("pk"))
+        .exclude(status=ScrapeRun.Status.SKIPPED)
+        .order_by("-started_at")
+    )
+    keywords = list(
+        keywords.annotate(latest_run_id=Subquery(runs.values("pk")[:1])).values(
+            *KEYWORD_FIELDS, "latest_run_id"
+        )
+    )
     run_ids = [k["latest_run_id"] for k in keywords if k["latest_run_id"]]
-    latest = {run["id"]: run for run in ScrapeRun.objects.filter(pk__in=run_ids).order_by().values(*RUN_FIELDS)} if run_ids else {}
+    latest = (
+        {
+            run["id"]: run
+            for run in ScrapeRun.objects.filter(pk__in=run_ids).order_by().values(*RUN_FIELDS)
+        }
+        if run_ids
+        else {}
+    )
     for k in keywords:
         k["last_run"] = latest.get(k.pop("latest_run_id"))
     return keywords
@@ -114,8 +130,13 @@ def keyword_rows(now, latest_runs=True, values=None):
 
 def zero_result_alerts():
     """The keywords with an open zero-result alert (few rows), without reading every keyword's row."""
-    alerts = Keyword.objects.filter(zero_result_alert_at__isnull=False).values("id", "name", "query", "zero_result_alert_at")
-    return [{"id": k["id"], "name": k["name"] or k["query"], "since": k["zero_result_alert_at"]} for k in alerts]
+    alerts = Keyword.objects.filter(zero_result_alert_at__isnull=False).values(
+        "id", "name", "query", "zero_result_alert_at"
+    )
+    return [
+        {"id": k["id"], "name": k["name"] or k["query"], "since": k["zero_result_alert_at"]}
+        for k in alerts
+    ]
 
 
 def cheap_count(queryset):
@@ -132,7 +153,9 @@ def ad_counts(since):
     total, estimated = cheap_count(Ad.objects.all())
     new = Ad.objects.filter(first_seen_at__gte=since).count()
     drops = PriceChange.objects.drops().filter(seen_at__gte=since).count()
-    return {"ads_indexed": total, "ads_new_24h": new, "price_drops_24h": drops}, ["ads_indexed"] if estimated else []
+    return {"ads_indexed": total, "ads_new_24h": new, "price_drops_24h": drops}, [
+        "ads_indexed"
+    ] if estimated else []
 
 
 def notification_counts(queue=None):
@@ -147,11 +170,18 @@ def notification_counts(queue=None):
         counts.update(notifications_pending=queue["pending"], notifications_dead=queue["dead"])
     else:
         open_statuses = [Notification.Status.PENDING, Notification.Status.DEAD]
-        rows = Notification.objects.filter(status__in=open_statuses).values_list("status").annotate(n=Count("*")).order_by()
+        rows = (
+            Notification.objects.filter(status__in=open_statuses)
+            .values_list("status")
+            .annotate(n=Count("*"))
+            .order_by()
+        )
         counts.update({f"notifications_{status}": n for status, n in rows})
     estimated = []
     for status in (Notification.Status.SENT, Notification.Status.CANCELLED):
-        counts[f"notifications_{status}"], guessed = cheap_count(Notification.objects.filter(status=status))
+        counts[f"notifications_{status}"], guessed = cheap_count(
+            Notification.objects.filter(status=status)
+        )
         if guessed:
             estimated.append(f"notifications_{status}")
     return counts, estimated
@@ -186,17 +216,22 @@ def big_window(figures):
 
 
 def cached_run_window(now):
-    """(read_at, run_window()): a big window is read at most once per STATS_CACHE_S, a small one every time.
+    """(read_at, run_window()): a big window is read at most once per STATS_CACHE_S, a small one
+    every time.
 
     At 300 keywords every 5 minutes that is 86,400 rows a day, 50–100 ms to read.
     """
-    return stats_cache.reading("run_window", now, lambda: run_window(now - WINDOW, now), keep=big_window)
+    return stats_cache.reading(
+        "run_window", now, lambda: run_window(now - WINDOW, now), keep=big_window
+    )
 
 
 def cached_keyword_values(now, latest_runs, big):
     """(read_at, keyword_values()): cached like the run window when `big`."""
     name = "keywords" if latest_runs else "keywords_without_runs"
-    return stats_cache.reading(name, now, lambda: keyword_values(latest_runs), keep=lambda values: big)
+    return stats_cache.reading(
+        name, now, lambda: keyword_values(latest_runs), keep=lambda values: big
+    )
 
 
 def telegram_429(since):
@@ -218,7 +253,8 @@ def last_success_per_source(keywords):
 
 
 def summary(now, queue=None, window=None):
-    """The figures that are not per keyword: ads, notifications, the 24 h runs and 429s (the dashboard's).
+    """The figures that are not per keyword: ads, notifications, the 24 h runs and 429s (the
+    dashboard's).
 
     `window`: cached_run_window(now), when the caller has read it. "read_at" says when the
     run figures were read: `now`, or up to STATS_CACHE_S before on a big installation.
@@ -240,7 +276,8 @@ def summary(now, queue=None, window=None):
 
 
 def collect_stats(now=None, queue=None, latest_runs=True):
-    """Every figure of /stats. `queue`: the health report's queue_summary(), when the caller has one;
+    """Every figure of /stats. `queue`: the health report's queue_summary(), when the caller has
+    one;
     `latest_runs=False` leaves out each keyword's latest run (`keyword_runs[…]["last_run"]`).
 
     "read_at" says when the cached readings were taken ("runs_24h", "keyword_runs"): `now`
@@ -258,10 +295,17 @@ def collect_stats(now=None, queue=None, latest_runs=True):
         "active_keywords": sum(1 for k in keywords if k["is_active"]),
         **figures,
         "zero_result_alerts": [
-            {"id": k["id"], "name": k["name"], "since": k["zero_result_alert_at"]} for k in keywords if k["zero_result_alert_at"]
+            {"id": k["id"], "name": k["name"], "since": k["zero_result_alert_at"]}
+            for k in keywords
+            if k["zero_result_alert_at"]
         ],
         "overdue_keywords": [
-            {"id": k["id"], "name": k["name"], "last_run_at": k["last_run_at"], "overdue_s": k["overdue_s"]}
+            {
+                "id": k["id"],
+                "name": k["name"],
+                "last_run_at": k["last_run_at"],
+                "overdue_s": k["overdue_s"],
+            }
             for k in keywords
             if k["overdue_s"] is not None
         ],

@@ -23,7 +23,8 @@ NAMES = ("run_window", "keywords", "keywords_without_runs")
 
 
 def reading(name, now, compute, keep):
-    """(read_at, value): compute() read at `now`, or the value read at `read_at`, at most STATS_CACHE_S before `now`.
+    """(read_at, value): compute() read at `now`, or the value read at `read_at`, at most
+    STATS_CACHE_S before `now`.
 
     A fresh value is kept only when keep(value) says the reading is big.
     """

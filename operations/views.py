@@ -40,7 +40,9 @@ def health(request):
     if check is not None:
         return _process_health(check)
     report = health_report()
-    report.pop("scraping", None)  # keyword queries and error bodies are for status/admin, not the public probe
+    report.pop(
+        "scraping", None
+    )  # keyword queries and error bodies are for status/admin, not the public probe
     # Degraded (a marketplace fails) is still 200: restarting the web container would not help.
     return JsonResponse(report, status=503 if report["status"] == "unhealthy" else 200)
 
@@ -50,7 +52,11 @@ def _process_health(check):
     if check != WEB:
         return JsonResponse({"error": f"unknown check {check!r}: use {WEB}"}, status=400)
     problem = process_problem(WEB)
-    body = {"status": "unhealthy" if problem else "ok", "check": check, "db_connected": problem is None}
+    body = {
+        "status": "unhealthy" if problem else "ok",
+        "check": check,
+        "db_connected": problem is None,
+    }
     if problem:
         body["reason"] = problem
     return JsonResponse(body, status=503 if problem else 200)
@@ -68,5 +74,7 @@ def stats(request):
 @stats_token_required
 def metrics_view(request):
     report = health_report()
-    figures = collect_stats(queue=report["queue"], latest_runs=False) if report["db_connected"] else None  # no run in /metrics
+    figures = (
+        collect_stats(queue=report["queue"], latest_runs=False) if report["db_connected"] else None
+    )  # no run in /metrics
     return HttpResponse(metrics.render(report, figures), content_type=metrics.CONTENT_TYPE)

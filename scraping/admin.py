@@ -7,7 +7,8 @@ from django.utils.translation import gettext_lazy as _
 from lib.admin_lists import BigTableAdmin, defer_related
 from lib.badges import badge
 
-# Registered for their side effect: the Keyword admin over tracker's, the allow-listed Schedule admin.
+# Registered for their side effect: the Keyword admin over tracker's, the allow-listed Schedule
+# admin.
 from scraping import admin_keywords, admin_schedules  # noqa: F401
 from scraping.models import ScrapeRun
 from scraping.sources.registry import choices as source_choices
@@ -56,10 +57,20 @@ class ScrapeRunAdmin(BigTableAdmin):
         "price_drops",
     ]
     list_select_related = ["keyword"]
-    list_defer = ["detail", "counters", *defer_related(ScrapeRun, "keyword", keep={"name", "query"})]
+    list_defer = [
+        "detail",
+        "counters",
+        *defer_related(ScrapeRun, "keyword", keep={"name", "query"}),
+    ]
     # No date_hierarchy and no field filter on `error`: both SELECT DISTINCT over
     # every run (millions); the date links below are plain started_at ranges.
-    list_filter = ["status", "kind", SourceFilter, ("keyword", KeywordFilter), ("started_at", admin.DateFieldListFilter)]
+    list_filter = [
+        "status",
+        "kind",
+        SourceFilter,
+        ("keyword", KeywordFilter),
+        ("started_at", admin.DateFieldListFilter),
+    ]
     search_fields = ["keyword__query", "error", "detail"]
     fields = [
         "keyword",
@@ -96,8 +107,14 @@ class ScrapeRunAdmin(BigTableAdmin):
 
     @admin.display(description=_("detail"))
     def detail_pretty(self, obj):
-        return format_html('<pre class="lago-pre">{}</pre>', _pretty(obj.detail)) if obj.detail else "–"
+        return (
+            format_html('<pre class="lago-pre">{}</pre>', _pretty(obj.detail))
+            if obj.detail
+            else "–"
+        )
 
     @admin.display(description=_("counters"))
     def counters_pretty(self, obj):
-        return format_html('<pre class="lago-pre">{}</pre>', json.dumps(obj.counters, indent=2, sort_keys=True))
+        return format_html(
+            '<pre class="lago-pre">{}</pre>', json.dumps(obj.counters, indent=2, sort_keys=True)
+        )

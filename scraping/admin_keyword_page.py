@@ -1,7 +1,8 @@
 """The keyword's own admin page: a *Run now* button, its last runs and the ads it found.
 
 A mixin for scraping.admin_keywords.KeywordAdmin. Self-contained: one URL (POST only), two
-read-only fields in their own fieldset, and the button in templates/admin/tracker/keyword/change_form.html.
+read-only fields in their own fieldset, and the button in
+templates/admin/tracker/keyword/change_form.html.
 """
 
 from django.contrib import admin, messages
@@ -35,7 +36,10 @@ class KeywordPageMixin:
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.run_now_view)
-        return [path("<path:object_id>/run-now/", view, name=self.url_name("run_now")), *super().get_urls()]
+        return [
+            path("<path:object_id>/run-now/", view, name=self.url_name("run_now")),
+            *super().get_urls(),
+        ]
 
     def url_name(self, view):
         return f"{self.opts.app_label}_{self.opts.model_name}_{view}"
@@ -44,7 +48,9 @@ class KeywordPageMixin:
         extra_context = extra_context or {}
         obj = self.get_object(request, unquote(object_id))
         if obj is not None and self.has_change_permission(request, obj):
-            extra_context["run_now_url"] = reverse(f"admin:{self.url_name('run_now')}", args=[obj.pk])
+            extra_context["run_now_url"] = reverse(
+                f"admin:{self.url_name('run_now')}", args=[obj.pk]
+            )
         return super().change_view(request, object_id, form_url, extra_context)
 
     def run_now_view(self, request, object_id):
@@ -64,7 +70,11 @@ class KeywordPageMixin:
         run, skip = claim_keyword_now(keyword)
         if run is None:
             message = _("“%(keyword)s” not started: %(reason)s (%(detail)s).")
-            self.message_user(request, message % {"keyword": keyword, "reason": skip.reason, "detail": skip.detail}, messages.WARNING)
+            self.message_user(
+                request,
+                message % {"keyword": keyword, "reason": skip.reason, "detail": skip.detail},
+                messages.WARNING,
+            )
             return
         transaction.on_commit(lambda: enqueue_scrape(run))
         message = _("“%(keyword)s” enqueued as scrape run %(run)s.")
@@ -75,7 +85,9 @@ class KeywordPageMixin:
         """The last runs (one bounded query on scraperun_keyword_idx), each linked to its run page."""
         if obj is None or obj.pk is None:
             return ""
-        runs = list(ScrapeRun.objects.filter(keyword=obj).order_by("-started_at", "-id")[:RECENT_RUNS])
+        runs = list(
+            ScrapeRun.objects.filter(keyword=obj).order_by("-started_at", "-id")[:RECENT_RUNS]
+        )
         if not runs:
             return format_html('<span class="lago-muted">{}</span>', _("never ran"))
         head = format_html(
@@ -102,9 +114,15 @@ class KeywordPageMixin:
                 for run in runs
             ),
         )
-        everything = reverse("admin:scraping_scraperun_changelist") + f"?keyword__id__exact={obj.pk}"
+        everything = (
+            reverse("admin:scraping_scraperun_changelist") + f"?keyword__id__exact={obj.pk}"
+        )
         return format_html(
-            '<table class="lago-runs">{}{}</table><p><a href="{}">{}</a></p>', head, rows, everything, _("all runs of this keyword")
+            '<table class="lago-runs">{}{}</table><p><a href="{}">{}</a></p>',
+            head,
+            rows,
+            everything,
+            _("all runs of this keyword"),
         )
 
     @admin.display(description=gettext_lazy("ads found"))
@@ -113,4 +131,8 @@ class KeywordPageMixin:
             return ""
         count = obj.matches.count()  # COUNT(*) over keywordad_found_idx
         url = reverse("admin:tracker_ad_changelist") + f"?keywords__id__exact={obj.pk}"
-        return format_html('<a href="{}">{}</a>', url, _("%(count)s ads: show them in the ad list") % {"count": count})
+        return format_html(
+            '<a href="{}">{}</a>',
+            url,
+            _("%(count)s ads: show them in the ad list") % {"count": count},
+        )

@@ -1,8 +1,10 @@
-"""The Keyword admin as scraping sees it: last run, *Run now*, subscribers, the source's own validation.
+"""The Keyword admin as scraping sees it: last run, *Run now*, subscribers, the source's own
+validation.
 
 The keyword's own page (Run now button, last runs, ads found) is scraping.admin_keyword_page.
 
-Registered over tracker's KeywordAdmin (scraping is the higher layer and knows runs, claims and subscriptions).
+Registered over tracker's KeywordAdmin (scraping is the higher layer and knows runs, claims and
+subscriptions).
 """
 
 from importlib import import_module
@@ -45,7 +47,11 @@ class KeywordForm(tracker_admin.KeywordForm):
     source = forms.ChoiceField(
         choices=registry.choices,
         initial="willhaben",
-        error_messages={"invalid_choice": "Unknown source %(value)s: choose one the registry knows (" + ", ".join(registry.slugs()) + ")."},
+        error_messages={
+            "invalid_choice": "Unknown source %(value)s: choose one the registry knows ("
+            + ", ".join(registry.slugs())
+            + ")."
+        },
     )
 
     def _price(self, name):
@@ -65,13 +71,22 @@ class KeywordForm(tracker_admin.KeywordForm):
         data = super().clean()
         query, source = data.get("query"), data.get("source")
         if query and source:
-            # The source module's build_request is its query parser (willhaben: BadQuery for foreign URLs).
-            build_request = getattr(import_module(registry.get_handler(source).__module__), "build_request", None)
+            # The source module's build_request is its query parser (willhaben: BadQuery for foreign
+            # URLs).
+            build_request = getattr(
+                import_module(registry.get_handler(source).__module__), "build_request", None
+            )
             if build_request is not None:
                 try:
-                    build_request(query, price_min=data.get("price_min"), price_max=data.get("price_max"))
+                    build_request(
+                        query, price_min=data.get("price_min"), price_max=data.get("price_max")
+                    )
                 except BadQuery as exc:
-                    self.add_error("query", _("The %(source)s source cannot search this: %(error)s.") % {"source": source, "error": exc})
+                    self.add_error(
+                        "query",
+                        _("The %(source)s source cannot search this: %(error)s.")
+                        % {"source": source, "error": exc},
+                    )
         return data
 
 
@@ -106,8 +121,15 @@ class KeywordAdmin(KeywordPageMixin, tracker_admin.KeywordAdmin):
         """Status badge, start time, then its error or the ads seen / new."""
         if obj.last_status is None:
             return format_html('<span class="lago-muted">{}</span>', _("never"))
-        label = ScrapeRun.Status(obj.last_status).label if obj.last_status in ScrapeRun.Status.values else obj.last_status
-        counts = obj.last_run_error or _("%(seen)s seen / %(new)s new") % {"seen": obj.last_ads_seen, "new": obj.last_ads_new}
+        label = (
+            ScrapeRun.Status(obj.last_status).label
+            if obj.last_status in ScrapeRun.Status.values
+            else obj.last_status
+        )
+        counts = obj.last_run_error or _("%(seen)s seen / %(new)s new") % {
+            "seen": obj.last_ads_seen,
+            "new": obj.last_ads_new,
+        }
         return format_html(
             '{}<br>{}<br><span class="lago-muted">{}</span>',
             badge(obj.last_status, label),

@@ -22,7 +22,10 @@ class LagoScheduleForm(forms.ModelForm):
     def clean_func(self):
         func = (self.cleaned_data.get("func") or "").strip()
         if func not in ALLOWED_TASKS:
-            raise forms.ValidationError(_("Only Lago's task functions can be scheduled: %(tasks)s.") % {"tasks": ", ".join(ALLOWED_TASKS)})
+            raise forms.ValidationError(
+                _("Only Lago's task functions can be scheduled: %(tasks)s.")
+                % {"tasks": ", ".join(ALLOWED_TASKS)}
+            )
         return func
 
     def clean_hook(self):

@@ -127,7 +127,11 @@ def _claim(due, window_field, kind, now, limit):
 
 def _not_skipped(keywords, now, kind):
     """The keywords that may run; a skip row for each of the others."""
-    running = set(ScrapeRun.objects.running().filter(keyword__in=keywords).values_list("keyword_id", flat=True))
+    running = set(
+        ScrapeRun.objects.running()
+        .filter(keyword__in=keywords)
+        .values_list("keyword_id", flat=True)
+    )
     sources, ready = {}, []
     for keyword in keywords:
         skip = _skip_reason(keyword, keyword.pk in running, sources)
@@ -142,21 +146,34 @@ def _move_windows(keywords, now, kind):
     """Moves the keywords' windows ahead in one UPDATE, each with its own jitter."""
     if not keywords:
         return
-    Keyword.objects.filter(pk__in=[keyword.pk for keyword in keywords]).update(**_moved_windows(_next_window_sql(now), now, kind))
+    Keyword.objects.filter(pk__in=[keyword.pk for keyword in keywords]).update(
+        **_moved_windows(_next_window_sql(now), now, kind)
+    )
 
 
 def _next_window_sql(now):
     """next_window() as an SQL expression: RANDOM() draws each row's jitter."""
-    jitter = ExpressionWrapper(Random() * Value(timedelta(seconds=settings.SCHEDULER_JITTER_S)), output_field=DurationField())
+    jitter = ExpressionWrapper(
+        Random() * Value(timedelta(seconds=settings.SCHEDULER_JITTER_S)),
+        output_field=DurationField(),
+    )
     return Value(now) + F("interval_minutes") * Value(timedelta(minutes=1)) + jitter
 
 
 def _won(keyword, now, window_field, kind):
     """Without row locks a conditional UPDATE on the old window decides who claims it."""
     moved = _moved_windows(next_window(keyword, now), now, kind)
-    won = Keyword.objects.filter(pk=keyword.pk, is_active=True, **{window_field: getattr(keyword, window_field)}).update(**moved)
+    won = Keyword.objects.filter(
+        pk=keyword.pk, is_active=True, **{window_field: getattr(keyword, window_field)}
+    ).update(**moved)
     if not won:
-        ScrapeRun.record_skip(keyword, "concurrent_claim", "another worker claimed this window first", now=now, kind=kind)
+        ScrapeRun.record_skip(
+            keyword,
+            "concurrent_claim",
+            "another worker claimed this window first",
+            now=now,
+            kind=kind,
+        )
         return False
     for name, value in moved.items():
         setattr(keyword, name, value)
@@ -170,10 +187,14 @@ def _start_runs(keywords, now, kind):
     try:
         with transaction.atomic():
             return ScrapeRun.objects.bulk_create(
-                [ScrapeRun(keyword=keyword, source=keyword.source, started_at=now, kind=kind) for keyword in keywords]
+                [
+                    ScrapeRun(keyword=keyword, source=keyword.source, started_at=now, kind=kind)
+                    for keyword in keywords
+                ]
             )
     except IntegrityError:
-        # A run of one of them became `running` since we looked: one by one, so only that one is skipped.
+        # A run of one of them became `running` since we looked: one by one, so only that one is
+        # skipped.
         runs = [_start_run(keyword, now, kind) for keyword in keywords]
         return [run for run in runs if run is not None]
 
@@ -181,17 +202,29 @@ def _start_runs(keywords, now, kind):
 def _start_run(keyword, now, kind=ScrapeRun.Kind.SCHEDULED):
     try:
         with transaction.atomic():
-            return ScrapeRun.objects.create(keyword=keyword, source=keyword.source, started_at=now, kind=kind)
+            return ScrapeRun.objects.create(
+                keyword=keyword, source=keyword.source, started_at=now, kind=kind
+            )
     except IntegrityError:
         # Another run became `running` between our check and insert.
-        ScrapeRun.record_skip(keyword, "already_running", "a run of this keyword started concurrently", now=now, kind=kind)
+        ScrapeRun.record_skip(
+            keyword,
+            "already_running",
+            "a run of this keyword started concurrently",
+            now=now,
+            kind=kind,
+        )
         return None
 
 
 def _skip(keyword, skip, now, kind=ScrapeRun.Kind.SCHEDULED):
     logger.info("keyword %s %s skipped: %s (%s)", keyword.pk, kind, skip.reason, skip.detail)
     if skip.moves_window:
-        fields = {"next_sweep_at": next_sweep(now)} if kind == ScrapeRun.Kind.SWEEP else {"next_run_at": next_window(keyword, now)}
+        fields = (
+            {"next_sweep_at": next_sweep(now)}
+            if kind == ScrapeRun.Kind.SWEEP
+            else {"next_run_at": next_window(keyword, now)}
+        )
         Keyword.objects.filter(pk=keyword.pk).update(**fields)
     ScrapeRun.record_skip(keyword, skip.reason, skip.detail, now=now, kind=kind)
     return None

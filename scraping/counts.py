@@ -26,8 +26,17 @@ class RunCounts:
     @property
     def counters(self):
         """What the run row keeps in its JSON `counters`."""
-        return {"price_changes": self.price_changes, "notifications": self.notifications, **self.extra}
+        return {
+            "price_changes": self.price_changes,
+            "notifications": self.notifications,
+            **self.extra,
+        }
 
     def run_fields(self):
         """ScrapeRun columns (counters merged by ScrapeRun.finish)."""
-        return {"pages_fetched": self.pages, "ads_seen": self.ads_seen, "ads_new": self.ads_new, "price_drops": self.price_drops}
+        return {
+            "pages_fetched": self.pages,
+            "ads_seen": self.ads_seen,
+            "ads_new": self.ads_new,
+            "price_drops": self.price_drops,
+        }

@@ -36,7 +36,8 @@ def check_credentials(now=None):
     session, and about credentials that expire soon or have expired."""
     now = now or timezone.now()
     day = timezone.localdate(now).isoformat()
-    # order_by(): the default ordering (id) would make it DISTINCT (source, id), one row per keyword.
+    # order_by(): the default ordering (id) would make it DISTINCT (source, id), one row per
+    # keyword.
     for slug in Keyword.objects.active().order_by().values_list("source", flat=True).distinct():
         try:
             handler = get_handler(slug)()
@@ -47,7 +48,9 @@ def check_credentials(now=None):
             logger.error("source %s is unavailable: %s; its keywords are skipped", slug, reason)
             enqueue_admin_alert(
                 f"source_unavailable:{slug}:{day}",
-                _("⛔ The %(source)s source is unavailable: %(reason)s. Its keywords are skipped (source_unavailable) until it is fixed.")
+                _(
+                    "⛔ The %(source)s source is unavailable: %(reason)s. Its keywords are skipped (source_unavailable) until it is fixed."
+                )
                 % {"source": slug, "reason": reason},
             )
             continue
@@ -62,10 +65,15 @@ def _check_expiry(slug, expiry, now, day):
         logger.error("credentials of source %s expired at %s: its keywords are skipped", slug, when)
         enqueue_admin_alert(
             f"credentials_expired:{slug}:{day}",
-            _("⛔ The %(source)s credentials expired at %(when)s. Its keywords are skipped (source_unavailable) until they are renewed.")
+            _(
+                "⛔ The %(source)s credentials expired at %(when)s. Its keywords are skipped (source_unavailable) until they are renewed."
+            )
             % {"source": slug, "when": when},
         )
     else:
         logger.error("credentials of source %s expire at %s: renew them", slug, when)
-        text = _("⚠️ The %(source)s credentials expire at %(when)s. Renew them before then.") % {"source": slug, "when": when}
+        text = _("⚠️ The %(source)s credentials expire at %(when)s. Renew them before then.") % {
+            "source": slug,
+            "when": when,
+        }
         enqueue_admin_alert(f"credentials_expiring:{slug}:{day}", text)

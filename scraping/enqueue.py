@@ -61,7 +61,12 @@ def enqueue_scrapes(runs, broker=None):
                 written += 1
     except Exception as exc:
         unqueued = runs[written:]
-        logger.exception("could not enqueue %d of %d scrape runs (first: run %s)", len(unqueued), len(runs), unqueued[0].pk)
+        logger.exception(
+            "could not enqueue %d of %d scrape runs (first: run %s)",
+            len(unqueued),
+            len(runs),
+            unqueued[0].pk,
+        )
         for run in unqueued:
             _fail(run, exc)
     return written
@@ -90,7 +95,9 @@ def _write_orm(broker, packages):
     """One INSERT for all packages, as ORM.enqueue() writes each (key, payload, lock)."""
     key, now = broker.list_key or Conf.CLUSTER_NAME, timezone.now()
     with transaction.atomic(using=Conf.ORM):
-        OrmQ.objects.using(Conf.ORM).bulk_create([OrmQ(key=key, payload=package, lock=now) for package in packages])
+        OrmQ.objects.using(Conf.ORM).bulk_create(
+            [OrmQ(key=key, payload=package, lock=now) for package in packages]
+        )
 
 
 def _fail(run, exc):

@@ -1,8 +1,10 @@
-"""The one error type of a marketplace peer: whatever fails (HTTP, format, query), it is a SourceError.
+"""The one error type of a marketplace peer: whatever fails (HTTP, format, query), it is a
+SourceError.
 
 `slug` goes on the run's `error` (http_5xx, timeout, parse_error, challenge, ...), `detail` on its
 `detail`, and `banned` says the peer refuses us (403/429/challenge page) rather than being broken:
-such a run ends `banned`, not `failed`. The scrape path catches this one type plus the catch-all for bugs.
+such a run ends `banned`, not `failed`. The scrape path catches this one type plus the catch-all for
+bugs.
 """
 
 
@@ -59,4 +61,6 @@ class FetchError(SourceError):
     @property
     def detail(self):
         # Read when recorded: the retry loop may still add to the message (time budget).
-        return f"{self} (status {self.status})" + (f": {body_excerpt(self.body)}" if self.body else "")
+        return f"{self} (status {self.status})" + (
+            f": {body_excerpt(self.body)}" if self.body else ""
+        )

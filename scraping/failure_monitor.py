@@ -28,7 +28,10 @@ def check_failures(keyword_id, now=None):
     keyword = Keyword.objects.filter(pk=keyword_id).first()
     if keyword is None:
         return None
-    failing = keyword.consecutive_failures >= settings.SCRAPE_FAILURE_STREAK or keyword.last_finished_status == "banned"
+    failing = (
+        keyword.consecutive_failures >= settings.SCRAPE_FAILURE_STREAK
+        or keyword.last_finished_status == "banned"
+    )
     if failing and keyword.is_active:
         return _open(keyword, now)
     if keyword.last_finished_status == "done":
@@ -37,11 +40,17 @@ def check_failures(keyword_id, now=None):
 
 
 def _open(keyword, now):
-    opened = Keyword.objects.filter(pk=keyword.pk, failing_alert_at__isnull=True).update(failing_alert_at=now)
+    opened = Keyword.objects.filter(pk=keyword.pk, failing_alert_at__isnull=True).update(
+        failing_alert_at=now
+    )
     if not opened:
         return None
     runs = keyword.consecutive_failures
-    what = _("was banned") if keyword.last_finished_status == "banned" else _("failed %(runs)s runs in a row") % {"runs": runs}
+    what = (
+        _("was banned")
+        if keyword.last_finished_status == "banned"
+        else _("failed %(runs)s runs in a row") % {"runs": runs}
+    )
     logger.error(
         "keyword %s (%s) on %s %s: %s %s",
         keyword.pk,
@@ -54,20 +63,26 @@ def _open(keyword, now):
     detail = keyword.last_error_detail[:DETAIL_LIMIT]
     enqueue_admin_alert(
         f"scrape_failing:{keyword.pk}:{now.isoformat()}",
-        _("🚨 %(source)s keyword #%(id)s “%(name)s” %(what)s: %(error)s") % {**_named(keyword), "what": what, "error": keyword.last_error}
+        _("🚨 %(source)s keyword #%(id)s “%(name)s” %(what)s: %(error)s")
+        % {**_named(keyword), "what": what, "error": keyword.last_error}
         + (f"\n{detail}" if detail else ""),
     )
     return "opened"
 
 
 def _clear(keyword, now):
-    cleared = Keyword.objects.filter(pk=keyword.pk, failing_alert_at__isnull=False).update(failing_alert_at=None)
+    cleared = Keyword.objects.filter(pk=keyword.pk, failing_alert_at__isnull=False).update(
+        failing_alert_at=None
+    )
     if not cleared:
         return None
-    logger.warning("keyword %s (%s) on %s recovered", keyword.pk, keyword.display_name, keyword.source)
+    logger.warning(
+        "keyword %s (%s) on %s recovered", keyword.pk, keyword.display_name, keyword.source
+    )
     enqueue_admin_alert(
         f"scrape_recovered:{keyword.pk}:{now.isoformat()}",
-        _("✅ %(source)s keyword #%(id)s “%(name)s” recovered: the last run succeeded.") % _named(keyword),
+        _("✅ %(source)s keyword #%(id)s “%(name)s” recovered: the last run succeeded.")
+        % _named(keyword),
     )
     return "recovered"
 

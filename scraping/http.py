@@ -118,9 +118,17 @@ def fetch(url, *, params=None, headers=None):
             raise error
         left = _time_left()
         if left is not None and delay >= left:
-            error.args = (f"{error} (no retry: the scrape's time budget ends in {max(left, 0):.1f}s)",)
+            error.args = (
+                f"{error} (no retry: the scrape's time budget ends in {max(left, 0):.1f}s)",
+            )
             raise error
-        logger.warning("GET %s failed (%s), retry %d in %.2fs", httpx.URL(url).path, error.slug, attempt + 1, delay)
+        logger.warning(
+            "GET %s failed (%s), retry %d in %.2fs",
+            httpx.URL(url).path,
+            error.slug,
+            attempt + 1,
+            delay,
+        )
         time.sleep(delay)
     raise AssertionError("unreachable")
 
@@ -171,9 +179,15 @@ def _read_capped(response, deadline):
         body += chunk
         if len(body) > cap:
             # Counted after decompression: a small gzip body can inflate a thousandfold.
-            raise FetchError("too_large", f"response body over {cap} bytes (SCRAPE_MAX_RESPONSE_BYTES)", status=response.status_code)
+            raise FetchError(
+                "too_large",
+                f"response body over {cap} bytes (SCRAPE_MAX_RESPONSE_BYTES)",
+                status=response.status_code,
+            )
         if time.monotonic() > deadline:
-            raise httpx.ReadTimeout(f"response not complete by the request's deadline ({len(body)} bytes read)")
+            raise httpx.ReadTimeout(
+                f"response not complete by the request's deadline ({len(body)} bytes read)"
+            )
     return bytes(body)
 
 
@@ -204,7 +218,14 @@ def _error_for(response):
     status = response.status_code
     body = response.content[:500]
     if status == 429:
-        return FetchError("http_429", "429 Too Many Requests", status=status, banned=True, transient=True, body=body)
+        return FetchError(
+            "http_429",
+            "429 Too Many Requests",
+            status=status,
+            banned=True,
+            transient=True,
+            body=body,
+        )
     if status == 403:
         # A 403 from willhaben is a block; hammering it again only makes it longer.
         return FetchError("http_403", "403 Forbidden", status=status, banned=True, body=body)

@@ -42,7 +42,16 @@ from scraping.relists import match_relists
 from tracker.models import Ad, KeywordAd, PriceChange
 from tracker.relists import title_key
 
-CONTENT_FIELDS = ["title", "price", "currency", "url", "location", "postcode", "image_url", "published_at"]
+CONTENT_FIELDS = [
+    "title",
+    "price",
+    "currency",
+    "url",
+    "location",
+    "postcode",
+    "image_url",
+    "published_at",
+]
 # gone_at is written as NULL: an ad seen again is back (tracker.models.AdQuerySet.mark_gone).
 UPDATE_FIELDS = [*CONTENT_FIELDS, "title_key", "last_seen_at", "gone_at"]
 LAST_SEEN_RESOLUTION = timedelta(hours=1)
@@ -77,9 +86,9 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=Non
     with transaction.atomic():
         stored = {
             row["external_id"]: row
-            for row in Ad.objects.filter(source=source, external_id__in=[a.external_id for a in ads]).values(
-                "id", "external_id", "last_seen_at", "gone_at", *CONTENT_FIELDS
-            )
+            for row in Ad.objects.filter(
+                source=source, external_id__in=[a.external_id for a in ads]
+            ).values("id", "external_id", "last_seen_at", "gone_at", *CONTENT_FIELDS)
         }
         relists = match_relists(source, [a for a in ads if a.external_id not in stored], now)
         ad_ids = _upsert_ads(ads, stored, source, now, relists)
@@ -90,10 +99,23 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=Non
         new_ids, dropped = _link(keyword, ads, ad_ids, old_prices, now)
         news = new_ids - _backlog(ads, ad_ids, quiet_before)
         earlier = {ad_ids[external_id]: gone.price for external_id, gone in relists.items()}
-        notes = _queue_notifications(keyword, ads, ad_ids, news, dropped, earlier, now) if notify else 0
+        notes = (
+            _queue_notifications(keyword, ads, ad_ids, news, dropped, earlier, now) if notify else 0
+        )
     by_id = {ad_id: external_id for external_id, ad_id in ad_ids.items()}
-    counts = RunCounts(ads_seen=len(ads), ads_new=len(new_ids), price_drops=len(dropped), price_changes=changes, notifications=notes)
-    return IngestResult(counts, frozenset(by_id[i] for i in new_ids), frozenset(by_id[i] for i in dropped), frozenset(by_id))
+    counts = RunCounts(
+        ads_seen=len(ads),
+        ads_new=len(new_ids),
+        price_drops=len(dropped),
+        price_changes=changes,
+        notifications=notes,
+    )
+    return IngestResult(
+        counts,
+        frozenset(by_id[i] for i in new_ids),
+        frozenset(by_id[i] for i in dropped),
+        frozenset(by_id),
+    )
 
 
 def _backlog(ads, ad_ids, cursor):
@@ -143,21 +165,35 @@ def _upsert_ads(ads, stored, source, now, relists):
         )
         for a in changed
     ]
-    Ad.objects.bulk_create(rows, update_conflicts=True, unique_fields=["source", "external_id"], update_fields=UPDATE_FIELDS)
+    Ad.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["source", "external_id"],
+        update_fields=UPDATE_FIELDS,
+    )
     # Not every backend returns the pks of updated rows: read the new ones back.
     new = [a.external_id for a in changed if a.external_id not in stored]
     if new:
-        ad_ids.update(Ad.objects.filter(source=source, external_id__in=new).values_list("external_id", "id"))
+        ad_ids.update(
+            Ad.objects.filter(source=source, external_id__in=new).values_list("external_id", "id")
+        )
     return ad_ids
 
 
 def _differs(ad, row):
-    return row["gone_at"] is not None or any(getattr(ad, name) != row[name] for name in CONTENT_FIELDS)
+    return row["gone_at"] is not None or any(
+        getattr(ad, name) != row[name] for name in CONTENT_FIELDS
+    )
 
 
 def _record_price_changes(ads, old_prices, ad_ids, now):
     changes = [
-        PriceChange(ad_id=ad_ids[a.external_id], old_price=old_prices[a.external_id], new_price=a.price, seen_at=now)
+        PriceChange(
+            ad_id=ad_ids[a.external_id],
+            old_price=old_prices[a.external_id],
+            new_price=a.price,
+            seen_at=now,
+        )
         for a in ads
         if a.external_id in old_prices and old_prices[a.external_id] != a.price
     ]
@@ -166,16 +202,23 @@ def _record_price_changes(ads, old_prices, ad_ids, now):
 
 
 def _link(keyword, ads, ad_ids, old_prices, now):
-    """Link matching ads to the keyword; returns (newly linked ad ids, {ad id: price before the drop}).
+    """Link matching ads to the keyword; returns (newly linked ad ids, {ad id: price before the
+    drop}).
 
     A drop is judged against the price this keyword last saw, so a chat learns of
     a drop even when another keyword's run stored the new price first.
     """
     matching = {ad_ids[a.external_id]: a for a in ads if passes_filters(keyword, a)}
-    links = {link.ad_id: link for link in KeywordAd.objects.filter(keyword=keyword, ad_id__in=matching)}
+    links = {
+        link.ad_id: link for link in KeywordAd.objects.filter(keyword=keyword, ad_id__in=matching)
+    }
     new_ids = set(matching) - set(links)
     KeywordAd.objects.bulk_create(
-        [KeywordAd(keyword=keyword, ad_id=ad_id, found_at=now, price=matching[ad_id].price) for ad_id in new_ids], ignore_conflicts=True
+        [
+            KeywordAd(keyword=keyword, ad_id=ad_id, found_at=now, price=matching[ad_id].price)
+            for ad_id in new_ids
+        ],
+        ignore_conflicts=True,
     )
     dropped, moved = {}, []
     for ad_id, link in links.items():
@@ -217,8 +260,12 @@ def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, earlier, now):
         chats = tuple(
             chat_id
             for chat_id, rule, value in subs
-            if kind != Notification.Kind.PRICE_DROP or Subscription.rule_accepts(rule, value, price, old_price)
+            if kind != Notification.Kind.PRICE_DROP
+            or Subscription.rule_accepts(rule, value, price, old_price)
         )
         if chats:
             audiences.setdefault(chats, []).append(event)
-    return sum(Notification.objects.fan_out(keyword, group, chats, now) for chats, group in audiences.items())
+    return sum(
+        Notification.objects.fan_out(keyword, group, chats, now)
+        for chats, group in audiences.items()
+    )

@@ -34,7 +34,10 @@ class ScrapeRun(models.Model):
 
     class Kind(models.TextChoices):
         SCHEDULED = "scheduled", _("scheduled")  # a cheap cursor run
-        SWEEP = "sweep", _("deep sweep")  # a deep sweep past the cursor (scraping.claims.claim_due_sweeps)
+        SWEEP = (
+            "sweep",
+            _("deep sweep"),
+        )  # a deep sweep past the cursor (scraping.claims.claim_due_sweeps)
 
     FINISHED_STATUSES = [Status.DONE, Status.FAILED, Status.BANNED, Status.CANCELLED]
 
@@ -42,10 +45,17 @@ class ScrapeRun(models.Model):
     # Django's AlterField also drops the partial unique index one_running_run_per_keyword
     # on the same column (PostgreSQL).
     keyword = models.ForeignKey(
-        "tracker.Keyword", verbose_name=_("keyword"), null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+        "tracker.Keyword",
+        verbose_name=_("keyword"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="runs",
     )
     source = models.CharField(_("source"), max_length=32)
-    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.RUNNING)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.RUNNING
+    )
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices, default=Kind.SCHEDULED)
     started_at = models.DateTimeField(_("started"), default=timezone.now)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
@@ -112,7 +122,9 @@ class ScrapeRun(models.Model):
             for name, value in values.items():
                 setattr(self, name, value)
             if self.keyword_id is not None and status in self.FINISHED_STATUSES:
-                Keyword.objects.filter(pk=self.keyword_id).record_finished_run(status, error, detail, now)
+                Keyword.objects.filter(pk=self.keyword_id).record_finished_run(
+                    status, error, detail, now
+                )
         return bool(closed)
 
     @classmethod
@@ -125,8 +137,18 @@ class ScrapeRun(models.Model):
         """
         now = now or timezone.now()
         with transaction.atomic():
-            latest = cls.objects.select_for_update().filter(keyword=keyword).order_by("-started_at", "-id").first()
-            if latest and latest.status == cls.Status.SKIPPED and latest.error == reason and latest.kind == kind:
+            latest = (
+                cls.objects.select_for_update()
+                .filter(keyword=keyword)
+                .order_by("-started_at", "-id")
+                .first()
+            )
+            if (
+                latest
+                and latest.status == cls.Status.SKIPPED
+                and latest.error == reason
+                and latest.kind == kind
+            ):
                 latest.counters["skips"] = latest.counters.get("skips", 1) + 1
                 latest.finished_at = now
                 latest.detail = detail or latest.detail

@@ -35,17 +35,28 @@ def check_zero_results(keyword, now=None):
         _clear(keyword)
     elif len(recent) == streak and not any(recent):
         failed = [(status, error) for __, status, error in rows if status in ("failed", "banned")]
-        failures = Counter(_("%(status)s with %(error)s") % {"status": status, "error": error} for status, error in failed)
+        failures = Counter(
+            _("%(status)s with %(error)s") % {"status": status, "error": error}
+            for status, error in failed
+        )
         _open(keyword, now, streak, failures)
 
 
 def _open(keyword, now, streak, failures):
     # Conditional update: only the first caller of a streak alerts.
-    opened = Keyword.objects.filter(pk=keyword.pk, zero_result_alert_at__isnull=True).update(zero_result_alert_at=now)
+    opened = Keyword.objects.filter(pk=keyword.pk, zero_result_alert_at__isnull=True).update(
+        zero_result_alert_at=now
+    )
     if not opened:
         return
     keyword.zero_result_alert_at = now
-    logger.error("keyword %s (%s) found no ads in its last %d runs (%s)", keyword.pk, keyword.display_name, streak, dict(failures))
+    logger.error(
+        "keyword %s (%s) found no ads in its last %d runs (%s)",
+        keyword.pk,
+        keyword.display_name,
+        streak,
+        dict(failures),
+    )
     if failures:  # the runs failed: say how, not "the site may have changed"
         why = ", ".join(f"{n} {what}" for what, n in failures.most_common())
         text = _("🔎 Keyword #%(id)s “%(name)s” found no ads: %(streak)s runs: %(why)s.")
@@ -60,7 +71,9 @@ def _open(keyword, now, streak, failures):
 
 
 def _clear(keyword):
-    cleared = Keyword.objects.filter(pk=keyword.pk, zero_result_alert_at__isnull=False).update(zero_result_alert_at=None)
+    cleared = Keyword.objects.filter(pk=keyword.pk, zero_result_alert_at__isnull=False).update(
+        zero_result_alert_at=None
+    )
     if cleared:
         keyword.zero_result_alert_at = None
         logger.info("keyword %s finds ads again: zero-result alert cleared", keyword.pk)

@@ -17,7 +17,9 @@ def match_relists(source, ads, now):
     if not keyed:
         return {}
     candidates = defaultdict(list)
-    for gone in Ad.objects.relist_candidates(source, {key for _, key in keyed}, now).only("pk", "title_key", "postcode", "price"):
+    for gone in Ad.objects.relist_candidates(source, {key for _, key in keyed}, now).only(
+        "pk", "title_key", "postcode", "price"
+    ):
         candidates[(gone.title_key, gone.postcode)].append(gone)
     matches, taken = {}, set()
     for ad, key in keyed:

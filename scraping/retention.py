@@ -38,12 +38,18 @@ INTERVAL = timedelta(days=1)
 TICK_BUDGET_S = 20
 
 FAILED_STATUSES = [ScrapeRun.Status.FAILED, ScrapeRun.Status.BANNED]
-SETTLED_NOTIFICATIONS = [Notification.Status.SENT, Notification.Status.CANCELLED, Notification.Status.DEAD]
+SETTLED_NOTIFICATIONS = [
+    Notification.Status.SENT,
+    Notification.Status.CANCELLED,
+    Notification.Status.DEAD,
+]
 
 
 def _newer_of_same_keyword(statuses):
     """A run of the same keyword in `statuses` that started after the outer run."""
-    later = Q(started_at__gt=OuterRef("started_at")) | Q(started_at=OuterRef("started_at"), pk__gt=OuterRef("pk"))
+    later = Q(started_at__gt=OuterRef("started_at")) | Q(
+        started_at=OuterRef("started_at"), pk__gt=OuterRef("pk")
+    )
     return Exists(ScrapeRun.objects.filter(later, keyword=OuterRef("keyword"), status__in=statuses))
 
 
@@ -128,5 +134,9 @@ def prune_if_due(now=None):
     result = prune(now, budget_s=TICK_BUDGET_S)
     if result.complete:
         Heartbeat.beat(HEARTBEAT, detail=", ".join(f"{k}={v}" for k, v in result.counts.items()))
-    logger.info("retention: deleted %s%s", result.counts, "" if result.complete else " (budget spent, continues next tick)")
+    logger.info(
+        "retention: deleted %s%s",
+        result.counts,
+        "" if result.complete else " (budget spent, continues next tick)",
+    )
     return result

@@ -1,4 +1,5 @@
-"""The runs of a time window grouped by kind, status and error, with settled hours read from RunHour.
+"""The runs of a time window grouped by kind, status and error, with settled hours read from
+RunHour.
 
 300 keywords every 5 minutes start 86,400 runs a day: summing the 24 h window afresh cost
 50–100 ms at six months, for every /stats, /metrics, dashboard and `status`. An hour is
@@ -33,7 +34,10 @@ COUNTERS = {
 
 def grouped(runs):
     """[kind, status, error, runs, skips, http_429] per group of `runs`."""
-    return [list(row) for row in runs.values_list("kind", "status", "error").annotate(**COUNTERS).order_by()]
+    return [
+        list(row)
+        for row in runs.values_list("kind", "status", "error").annotate(**COUNTERS).order_by()
+    ]
 
 
 def _started(since, until=None):
@@ -67,12 +71,21 @@ def _settle(hours):
     per_hour = {hour: [] for hour in hours}
     runs = _started(hours[0], hours[-1] + HOUR).exclude(status=ScrapeRun.Status.SKIPPED)
     runs = runs.annotate(hour=Trunc("started_at", "hour", tzinfo=UTC))
-    for hour, *row in runs.values_list("hour", "kind", "status", "error").annotate(**COUNTERS).order_by():
+    for hour, *row in (
+        runs.values_list("hour", "kind", "status", "error").annotate(**COUNTERS).order_by()
+    ):
         if hour in per_hour:
             per_hour[hour].append(row)
-    # An hour with a run still running is not settled after all (a reaping is late): read live until it is.
-    settled = [hour for hour, rows in per_hour.items() if all(status != ScrapeRun.Status.RUNNING for _, status, *_ in rows)]
-    RunHour.objects.bulk_create([RunHour(hour=hour, rows=per_hour[hour]) for hour in settled], ignore_conflicts=True)
+    # An hour with a run still running is not settled after all (a reaping is late): read live until
+    # it is.
+    settled = [
+        hour
+        for hour, rows in per_hour.items()
+        if all(status != ScrapeRun.Status.RUNNING for _, status, *_ in rows)
+    ]
+    RunHour.objects.bulk_create(
+        [RunHour(hour=hour, rows=per_hour[hour]) for hour in settled], ignore_conflicts=True
+    )
     RunHour.objects.filter(hour__lt=hours[0] - 48 * HOUR).delete()
     return per_hour
 

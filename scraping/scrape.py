@@ -53,7 +53,9 @@ def scrape_keyword(keyword, run=None, max_pages=None, dry_run=False, on_page=Non
 
 
 def _scrape(keyword, max_pages, dry_run, on_page, sweep=False):
-    cursor = (keyword.cursor_published_at, keyword.cursor_ad_id) if keyword.cursor_published_at else None
+    cursor = (
+        (keyword.cursor_published_at, keyword.cursor_ad_id) if keyword.cursor_published_at else None
+    )
     # The first run records the backlog quietly: nobody wants 60 "new" messages for old ads.
     notify = settings.NOTIFY_ON_FIRST_RUN or keyword.has_been_scraped()
     outcome = Outcome()
@@ -76,7 +78,13 @@ def _scrape(keyword, max_pages, dry_run, on_page, sweep=False):
             result = (
                 None
                 if dry_run
-                else ingest_page(keyword, page.ads, source=keyword.source, notify=notify, quiet_before=cursor if sweep else None)
+                else ingest_page(
+                    keyword,
+                    page.ads,
+                    source=keyword.source,
+                    notify=notify,
+                    quiet_before=cursor if sweep else None,
+                )
             )
             if result is None:
                 counts.ads_seen += len(page.ads)
@@ -110,21 +118,37 @@ def _note_bad_ads(outcome, keyword, page):
         return
     counts = outcome.counts
     counts.extra["bad_ads"] = counts.extra.get("bad_ads", 0) + len(bad)
-    logger.warning("keyword %s: page %d: skipped %d ad(s) that cannot be stored, e.g. %s", keyword.pk, page.number, len(bad), bad[0])
+    logger.warning(
+        "keyword %s: page %d: skipped %d ad(s) that cannot be stored, e.g. %s",
+        keyword.pk,
+        page.number,
+        len(bad),
+        bad[0],
+    )
     if not outcome.detail:
         outcome.detail = body_excerpt(f"skipped ad(s) that cannot be stored, e.g. {bad[0]}")
 
 
 def _note_coverage_gap(counts, keyword, cursor, last_page, max_pages):
-    hit_cap = last_page is not None and counts.pages >= max_pages and not (last_page.reached_cursor or last_page.is_last)
+    hit_cap = (
+        last_page is not None
+        and counts.pages >= max_pages
+        and not (last_page.reached_cursor or last_page.is_last)
+    )
     # On the first run there is no cursor to reach: stopping at the cap is expected.
     if hit_cap and cursor is not None:
         counts.extra["coverage_gap"] = 1
-        logger.warning("keyword %s: page cap %d reached before the cursor; ads may have been missed", keyword.pk, max_pages)
+        logger.warning(
+            "keyword %s: page cap %d reached before the cursor; ads may have been missed",
+            keyword.pk,
+            max_pages,
+        )
 
 
 def _failed(outcome, keyword, status, slug, detail):
-    logger.warning("keyword %s (%s): scrape %s: %s: %s", keyword.pk, keyword.source, status, slug, detail[:200])
+    logger.warning(
+        "keyword %s (%s): scrape %s: %s: %s", keyword.pk, keyword.source, status, slug, detail[:200]
+    )
     outcome.status, outcome.error, outcome.detail = status, slug, detail
     return outcome
 
@@ -134,5 +158,7 @@ def advance_cursor(keyword, newest):
     published_at, ad_id = newest
     older = Q(cursor_published_at__isnull=True) | Q(cursor_published_at__lt=published_at)
     same = Q(cursor_published_at=published_at, cursor_ad_id__lt=ad_id)
-    Keyword.objects.filter(Q(pk=keyword.pk) & (older | same)).update(cursor_published_at=published_at, cursor_ad_id=ad_id)
+    Keyword.objects.filter(Q(pk=keyword.pk) & (older | same)).update(
+        cursor_published_at=published_at, cursor_ad_id=ad_id
+    )
     keyword.refresh_from_db(fields=["cursor_published_at", "cursor_ad_id"])

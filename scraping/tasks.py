@@ -25,10 +25,16 @@ def run_scrape(run_id):
     keyword = run.keyword
     try:
         with http.time_budget(settings.SCRAPE_TIME_BUDGET_S):
-            scrape_keyword(keyword, run)  # records its Outcome on the run (a sweep by the run's kind)
+            scrape_keyword(
+                keyword, run
+            )  # records its Outcome on the run (a sweep by the run's kind)
     except Exception as exc:
         logger.exception("scrape of keyword %s (run %s) crashed", keyword.pk, run.pk)
-        run.close(ScrapeRun.Status.FAILED, "internal_error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-2000:]}")
+        run.close(
+            ScrapeRun.Status.FAILED,
+            "internal_error",
+            f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-2000:]}",
+        )
     Keyword.objects.filter(pk=keyword.pk).update(last_run_at=timezone.now())
     run_finished(keyword)
     return run.status

@@ -56,7 +56,9 @@ def reap_zombies(now=None):
     now = now or timezone.now()
     minutes = settings.SCRAPE_ZOMBIE_MINUTES
     reaped = 0
-    for run in ScrapeRun.objects.zombies(now, minutes).only("pk", "keyword_id", "started_at", "status"):
+    for run in ScrapeRun.objects.zombies(now, minutes).only(
+        "pk", "keyword_id", "started_at", "status"
+    ):
         detail = f"still running after {minutes} minutes (started {run.started_at.isoformat()}): the worker died or hung"
         if run.close(ScrapeRun.Status.FAILED, "zombie", detail, now=now):
             Keyword.objects.filter(pk=run.keyword_id).make_due(now)

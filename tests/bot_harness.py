@@ -85,7 +85,9 @@ class BotHarness:
         await self.app.initialize()
         await startup(self.app)
         await self.app.start()
-        await self.app.updater.start_polling(poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES)
+        await self.app.updater.start_polling(
+            poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES
+        )
 
     def stop(self):
         try:

@@ -34,7 +34,9 @@ def make_chat(**kw):
 
 
 def make_subscription(chat=None, keyword=None, **kw):
-    return Subscription.objects.create(chat=chat or make_chat(), keyword=keyword or make_keyword(), **kw)
+    return Subscription.objects.create(
+        chat=chat or make_chat(), keyword=keyword or make_keyword(), **kw
+    )
 
 
 def make_notification(**kw):

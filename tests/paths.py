@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-WILLHABEN_FIXTURES = Path(os.environ.get("LAGO_FIXTURES_DIR", REPO.parent / "shared" / "fixtures")) / "willhaben"
+WILLHABEN_FIXTURES = (
+    Path(os.environ.get("LAGO_FIXTURES_DIR", REPO.parent / "shared" / "fixtures")) / "willhaben"
+)
 
 
 def willhaben_fixture(name):
@@ -14,6 +16,10 @@ def willhaben_fixture(name):
     path = WILLHABEN_FIXTURES / name
     if not path.exists():
         if os.environ.get("CI"):
-            pytest.fail(f"recorded fixture {path} is missing in CI: the shared/ folder must sit beside the checkout")
-        pytest.skip(f"recorded fixture {path} is missing: put shared/fixtures beside the checkout or set LAGO_FIXTURES_DIR")
+            pytest.fail(
+                f"recorded fixture {path} is missing in CI: the shared/ folder must sit beside the checkout"
+            )
+        pytest.skip(
+            f"recorded fixture {path} is missing: put shared/fixtures beside the checkout or set LAGO_FIXTURES_DIR"
+        )
     return path

@@ -17,7 +17,9 @@ def database_url():
     if connection.vendor == "sqlite":
         name = db["NAME"]
         if name == ":memory:" or "mode=memory" in str(name):
-            raise RuntimeError("child processes need a file database: mark the test postgres or use a file")
+            raise RuntimeError(
+                "child processes need a file database: mark the test postgres or use a file"
+            )
         return f"sqlite:///{name}"
     user = db.get("USER") or ""
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
@@ -30,9 +32,10 @@ def child_env(database=None, **extra):
     env = dict(os.environ)
     env.update(
         DATABASE_URL=f"sqlite:///{database}" if database else database_url(),
-        # django-q2 signs tasks with SECRET_KEY: a child with another key silently drops the tasks this process enqueues.
+        # django-q2 signs tasks with SECRET_KEY: a child with another key silently drops the tasks
+        # this process enqueues.
         SECRET_KEY=settings.SECRET_KEY,
-        DJANGO_SETTINGS_MODULE="tracker.settings",
+        DJANGO_SETTINGS_MODULE="lago.settings",
         PYTHONPATH=str(settings.BASE_DIR),
     )
     env.update({k: str(v) for k, v in extra.items()})
@@ -44,7 +47,9 @@ PYTHON = sys.executable
 
 def migrate(env):
     """Migrates the database a child environment points at."""
-    subprocess.run([PYTHON, "manage.py", "migrate", "-v", "0"], env=env, cwd=settings.BASE_DIR, check=True)
+    subprocess.run(
+        [PYTHON, "manage.py", "migrate", "-v", "0"], env=env, cwd=settings.BASE_DIR, check=True
+    )
 
 
 def wait_for(predicate, timeout, what, interval=0.1, proc=None):
@@ -57,7 +62,9 @@ def wait_for(predicate, timeout, what, interval=0.1, proc=None):
             return value
         if proc is not None and proc.poll() is not None:
             output = proc.stdout.read() if proc.stdout else ""
-            raise AssertionError(f"process exited ({proc.returncode}) while waiting for {what}: {output}")
+            raise AssertionError(
+                f"process exited ({proc.returncode}) while waiting for {what}: {output}"
+            )
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         time.sleep(interval)
@@ -74,10 +81,14 @@ def descendants(pid):
     children = {}
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
-            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+            fields = dict(
+                line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line
+            )
         except (FileNotFoundError, ProcessLookupError, ValueError):
             continue
-        children.setdefault(int(fields.get("PPid", "0").strip()), []).append(int(fields["Pid"].strip()))
+        children.setdefault(int(fields.get("PPid", "0").strip()), []).append(
+            int(fields["Pid"].strip())
+        )
     found, stack = [], [pid]
     while stack:
         for child in children.get(stack.pop(), []):
@@ -87,7 +98,8 @@ def descendants(pid):
 
 
 def sender_loop(seconds):
-    """A `manage.py shell` script that sends until no row is pending (at most `seconds`), starting at
+    """A `manage.py shell` script that sends until no row is pending (at most `seconds`), starting
+    at
     the epoch time in $PACE_START_AT, so that several senders start together."""
     return f"""
 import os, time

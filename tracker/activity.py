@@ -7,7 +7,13 @@ from django.db.models.functions import TruncDate
 
 def _per_day(rows, moment):
     """{local date: rows} from one grouped query (dates in TIME_ZONE)."""
-    grouped = rows.order_by().annotate(day=TruncDate(moment)).values("day").annotate(n=Count("pk")).order_by()
+    grouped = (
+        rows.order_by()
+        .annotate(day=TruncDate(moment))
+        .values("day")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
     return {row["day"]: row["n"] for row in grouped}
 
 
@@ -25,5 +31,7 @@ class DropsPerDayQuerySet(models.QuerySet):
 
         Reached through keywordad_unique (keyword, ad), then pricechange_ad_idx (ad, seen_at).
         """
-        drops = self.filter(ad__matches__keyword=keyword, seen_at__gte=since, new_price__lt=F("old_price"))
+        drops = self.filter(
+            ad__matches__keyword=keyword, seen_at__gte=since, new_price__lt=F("old_price")
+        )
         return _per_day(drops, "seen_at")

@@ -28,7 +28,9 @@ def subquery_count(model, **filters):
 
     COUNT(*), not COUNT(id): PostgreSQL answers it from an index on the filtered columns alone."""
     rows = model.objects.filter(**filters).order_by().values(next(iter(filters)))
-    return Coalesce(Subquery(rows.annotate(n=Count("*")).values("n")[:1], output_field=IntegerField()), 0)
+    return Coalesce(
+        Subquery(rows.annotate(n=Count("*")).values("n")[:1], output_field=IntegerField()), 0
+    )
 
 
 def short_datetime(moment):
@@ -56,28 +58,47 @@ class KeywordForm(forms.ModelForm):
             "next_run_at",
         ]
         error_messages = {
-            # Replaces Django's "Ensure this value is greater than or equal to 1." (from both min validators).
+            # Replaces Django's "Ensure this value is greater than or equal to 1." (from both min
+            # validators).
             "interval_minutes": {"min_value": INTERVAL_MESSAGE},
         }
 
 
 @admin.register(Keyword)
 class KeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
-    """Keywords as the core knows them (scraping.admin adds runs, *Run now*, subscribers). The list fits
-    1366 px: few columns, each combining what belongs together (name with source, interval, pause, alert)."""
+    """Keywords as the core knows them (scraping.admin adds runs, *Run now*, subscribers). The list
+    fits
+    1366 px: few columns, each combining what belongs together (name with source, interval, pause,
+    alert)."""
 
     form = KeywordForm
     list_display = ["keyword", "next_run", "ads_found"]
     list_display_links = ["keyword"]
     list_filter = ["source", "is_active", AlertFilter]
     search_fields = ["name", "query"]
-    readonly_fields = ["cursor_published_at", "cursor_ad_id", "last_run_at", "zero_result_alert_at", "created_at", "updated_at", "activity"]
+    readonly_fields = [
+        "cursor_published_at",
+        "cursor_ad_id",
+        "last_run_at",
+        "zero_result_alert_at",
+        "created_at",
+        "updated_at",
+        "activity",
+    ]
     fieldsets = [
         (None, {"fields": ["name", "query", "source", "is_active", "interval_minutes"]}),
         (_("Filters"), {"fields": ["price_min", "price_max", "excluded_words"]}),
         (
             _("Schedule and cursor"),
-            {"fields": ["next_run_at", "last_run_at", "cursor_published_at", "cursor_ad_id", "zero_result_alert_at"]},
+            {
+                "fields": [
+                    "next_run_at",
+                    "last_run_at",
+                    "cursor_published_at",
+                    "cursor_ad_id",
+                    "zero_result_alert_at",
+                ]
+            },
         ),
         (_("Activity"), {"fields": ["activity"]}),
         (_("Record"), {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
@@ -85,8 +106,10 @@ class KeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
     actions = ["pause", "resume", "reset_cursor"]
 
     def get_queryset(self, request):
-        # Correlated COUNT(*) subqueries, each an index-only range of keywordad_found_idx (keyword, found_at):
-        # no JOIN of the keyword rows with their ads, and only the rows of the page shown are counted.
+        # Correlated COUNT(*) subqueries, each an index-only range of keywordad_found_idx (keyword,
+        # found_at):
+        # no JOIN of the keyword rows with their ads, and only the rows of the page shown are
+        # counted.
         day_ago = timezone.now() - timedelta(hours=24)
         return (
             super()
@@ -121,30 +144,47 @@ class KeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
         """Ads found in all (a link to them in the ad list) and in the last 24 h."""
         url = reverse("admin:tracker_ad_changelist") + f"?keywords__id__exact={obj.pk}"
         recent = _("+%(count)s in 24 h") % {"count": obj.n_ads_24h}
-        return format_html('<a href="{}">{}</a><br><span class="lago-muted lago-nowrap">{}</span>', url, obj.n_ads, recent)
+        return format_html(
+            '<a href="{}">{}</a><br><span class="lago-muted lago-nowrap">{}</span>',
+            url,
+            obj.n_ads,
+            recent,
+        )
 
     def alert(self, obj):
         if obj.zero_result_alert_at is None:
             return ""
         since = date_format(timezone.localtime(obj.zero_result_alert_at), "SHORT_DATE_FORMAT")
-        return format_html("<br>{}", badge("failed", _("zero results since %(date)s") % {"date": since}))
+        return format_html(
+            "<br>{}", badge("failed", _("zero results since %(date)s") % {"date": since})
+        )
 
     @admin.action(description=_("Pause (stop scheduling)"), permissions=["change"])
     def pause(self, request, queryset):
         done = queryset.pause()
-        self.message_user(request, ngettext("%(n)d keyword paused.", "%(n)d keywords paused.", done) % {"n": done})
+        self.message_user(
+            request, ngettext("%(n)d keyword paused.", "%(n)d keywords paused.", done) % {"n": done}
+        )
 
     @admin.action(description=_("Resume (due now)"), permissions=["change"])
     def resume(self, request, queryset):
         done = queryset.resume()
-        self.message_user(request, ngettext("%(n)d keyword resumed.", "%(n)d keywords resumed.", done) % {"n": done})
+        self.message_user(
+            request,
+            ngettext("%(n)d keyword resumed.", "%(n)d keywords resumed.", done) % {"n": done},
+        )
 
-    @admin.action(description=_("Reset cursor (next run pages through all results)…"), permissions=["change"])
+    @admin.action(
+        description=_("Reset cursor (next run pages through all results)…"), permissions=["change"]
+    )
     def reset_cursor(self, request, queryset):
-        # Like Django's delete confirmation: the first POST shows the page, the second (with "confirm") acts.
+        # Like Django's delete confirmation: the first POST shows the page, the second (with
+        # "confirm") acts.
         if request.POST.get("confirm") == "yes":
             done = queryset.reset_cursor()
-            text = ngettext("Cursor reset for %(n)d keyword.", "Cursor reset for %(n)d keywords.", done) % {"n": done}
+            text = ngettext(
+                "Cursor reset for %(n)d keyword.", "Cursor reset for %(n)d keywords.", done
+            ) % {"n": done}
             self.message_user(request, text, messages.SUCCESS)
             return None
         context = {

@@ -33,11 +33,16 @@ class KeywordActivityAdmin:
         drops = PriceChange.objects.drops_per_day(obj, since)
         days = sorted(set(found) | set(drops), reverse=True)
         if not days:
-            return _("No ads found and no price drops in the last %(days)s days.") % {"days": ACTIVITY_DAYS}
+            return _("No ads found and no price drops in the last %(days)s days.") % {
+                "days": ACTIVITY_DAYS
+            }
         rows = format_html_join(
             "",
             '<tr><td>{}</td><td class="lago-found">{}</td><td class="lago-drops">{}</td></tr>',
-            ((date_format(day, "SHORT_DATE_FORMAT"), found.get(day, 0), drops.get(day, 0)) for day in days),
+            (
+                (date_format(day, "SHORT_DATE_FORMAT"), found.get(day, 0), drops.get(day, 0))
+                for day in days
+            ),
         )
         return format_html(
             '<table class="lago-activity"><thead><tr><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody>'
@@ -69,7 +74,9 @@ class AdRelistAdmin:
         later = list(obj.relists.order_by("first_seen_at")[:5])
         if not later:
             return "—"
-        return format_html_join(mark_safe("<br>"), "{}", ((self._listing_link(ad),) for ad in later))
+        return format_html_join(
+            mark_safe("<br>"), "{}", ((self._listing_link(ad),) for ad in later)
+        )
 
     @staticmethod
     def _listing_link(ad):
@@ -77,7 +84,10 @@ class AdRelistAdmin:
         if ad.gone_at is None:
             when = _("listed %(listed)s") % {"listed": listed}
         else:
-            when = _("listed %(listed)s, gone %(gone)s") % {"listed": listed, "gone": _date(ad.gone_at)}
+            when = _("listed %(listed)s, gone %(gone)s") % {
+                "listed": listed,
+                "gone": _date(ad.gone_at),
+            }
         return format_html(
             '<a href="{}" class="lago-relist">{}</a> <span class="lago-muted">{}</span>',
             reverse("admin:tracker_ad_change", args=[ad.pk]),

@@ -12,7 +12,14 @@ from lib.admin_lists import BigTableAdmin, defer_related
 from lib.money import euro, format_price
 from lib.paginator import EstimatedCountPaginator
 from tracker.admin_activity import AdRelistAdmin
-from tracker.admin_filters import AdSourceFilter, DroppedInPriceFilter, GoneFilter, KeywordFilter, NewTodayFilter, PriceRangeFilter
+from tracker.admin_filters import (
+    AdSourceFilter,
+    DroppedInPriceFilter,
+    GoneFilter,
+    KeywordFilter,
+    NewTodayFilter,
+    PriceRangeFilter,
+)
 from tracker.charts import ad_price_points, price_chart_svg
 from tracker.models import Ad, Heartbeat, KeywordAd, PriceChange
 from tracker.relists import earlier_listings
@@ -53,7 +60,14 @@ class MachineWrittenAdmin(admin.ModelAdmin):
 
 @admin.register(Ad)
 class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
-    list_display = ["thumbnail", "title_link", "price_change", "location", "published_at", "keyword_names"]
+    list_display = [
+        "thumbnail",
+        "title_link",
+        "price_change",
+        "location",
+        "published_at",
+        "keyword_names",
+    ]
     list_display_links = None
     list_filter = [
         ("keywords", KeywordFilter),
@@ -73,10 +87,26 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
         *[f.name for f in Ad._meta.fields if f.name != "id"],
     ]
     fieldsets = [
-        (None, {"fields": ["title", "url", "price_shown", "currency", "location", "postcode", "image_url"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "title",
+                    "url",
+                    "price_shown",
+                    "currency",
+                    "location",
+                    "postcode",
+                    "image_url",
+                ]
+            },
+        ),
         (_("Price history"), {"fields": ["price_history"]}),
         (_("Listing"), {"fields": ["gone_at", "earlier_listing", "later_relists"]}),
-        (_("Record"), {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at"]}),
+        (
+            _("Record"),
+            {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at"]},
+        ),
     ]
     inlines = [PriceChangeInline]
 
@@ -85,7 +115,8 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
         return (
             super()
             .get_queryset(request)
-            # No Exists(…) beside it: PostgreSQL ran that as a hashed subplan over every price change
+            # No Exists(…) beside it: PostgreSQL ran that as a hashed subplan over every price
+            # change
             # (0.6 s at 200,000); without changes first_price is NULL, which says the same.
             .annotate(first_price=Subquery(first.values("old_price")[:1]))
         )
@@ -111,7 +142,10 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
     def thumbnail(self, obj):
         if not obj.image_url:
             return ""
-        return format_html('<img src="{}" class="lago-thumb" alt="" loading="lazy" referrerpolicy="no-referrer">', obj.image_url)
+        return format_html(
+            '<img src="{}" class="lago-thumb" alt="" loading="lazy" referrerpolicy="no-referrer">',
+            obj.image_url,
+        )
 
     @admin.display(description=_("title"), ordering="title")
     def title_link(self, obj):
@@ -136,7 +170,9 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
             return format_price(obj.price)
         delta = obj.price - obj.first_price
         css, sign = ("lago-down", "−") if delta < 0 else ("lago-up", "+")
-        return format_html('{} <span class="{}">{}{}</span>', format_price(obj.price), css, sign, euro(abs(delta)))
+        return format_html(
+            '{} <span class="{}">{}{}</span>', format_price(obj.price), css, sign, euro(abs(delta))
+        )
 
     @admin.display(description=_("keywords"))
     def keyword_names(self, obj):
@@ -151,7 +187,11 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
             return ""
         # A relist's chart starts with the listings it relists (tracker.relists).
         now = timezone.now()
-        points = [p for ad in [*earlier_listings(obj), obj] for p in ad_price_points(ad, list(ad.price_changes.all()), now)]
+        points = [
+            p
+            for ad in [*earlier_listings(obj), obj]
+            for p in ad_price_points(ad, list(ad.price_changes.all()), now)
+        ]
         title = _("Price history of %(title)s") % {"title": obj.title}
         return mark_safe(price_chart_svg(points, title=title))  # noqa: S308 (every text in it is escaped)
 
@@ -163,7 +203,8 @@ class PriceChangeAdmin(PriceChangeColumns, BigTableAdmin, MachineWrittenAdmin):
     list_defer = defer_related(PriceChange, "ad", keep={"title"})
     search_fields = ["ad__title", "ad__external_id"]
     fields = readonly_fields = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
-    # No date_hierarchy: its drill-down reads the dates of every row. 50 rows a page, no full count (BigTableAdmin).
+    # No date_hierarchy: its drill-down reads the dates of every row. 50 rows a page, no full count
+    # (BigTableAdmin).
 
 
 @admin.register(KeywordAd)

@@ -51,7 +51,9 @@ class PriceRangeFilter(admin.SimpleListFilter):
     parameter_name = "price"
 
     def lookups(self, request, model_admin):
-        return [(slug, label) for slug, label, _lo, _hi in PRICE_BUCKETS] + [("none", _("on request"))]
+        return [(slug, label) for slug, label, _lo, _hi in PRICE_BUCKETS] + [
+            ("none", _("on request"))
+        ]
 
     def queryset(self, request, queryset):
         if self.value() == "none":
@@ -105,8 +107,11 @@ class AdSourceFilter(admin.SimpleListFilter):
     parameter_name = "source"
 
     def lookups(self, request, model_admin):
-        # The chosen one too: a filter without choices is not applied (and an ad may outlive its keyword).
-        sources = set(Keyword.objects.order_by().values_list("source", flat=True).distinct()) | {self.value()} - {None}
+        # The chosen one too: a filter without choices is not applied (and an ad may outlive its
+        # keyword).
+        sources = set(Keyword.objects.order_by().values_list("source", flat=True).distinct()) | {
+            self.value()
+        } - {None}
         return [(s, s) for s in sorted(sources)]
 
     def queryset(self, request, queryset):
@@ -126,7 +131,9 @@ class KeywordFilter(admin.RelatedFieldListFilter):
         ordering = self.field_admin_ordering(field, request, model_admin)
         if ordering:
             keywords = keywords.order_by(*ordering)
-        return [(pk, name or query) for pk, name, query in keywords.values_list("pk", "name", "query")]
+        return [
+            (pk, name or query) for pk, name, query in keywords.values_list("pk", "name", "query")
+        ]
 
     def choices(self, changelist):
         """Django's choices, each keyword's link from one shared query string (Django builds,
@@ -141,10 +148,16 @@ class KeywordFilter(admin.RelatedFieldListFilter):
         prefix = f"{query}&" if query != "?" else query
         chosen = set(self.lookup_val or ())
         for pk, label in self.lookup_choices:
-            yield {"selected": str(pk) in chosen, "query_string": f"{prefix}{self.lookup_kwarg}={pk}", "display": label}
+            yield {
+                "selected": str(pk) in chosen,
+                "query_string": f"{prefix}{self.lookup_kwarg}={pk}",
+                "display": label,
+            }
         if self.include_empty_choice:
             yield {
                 "selected": bool(self.lookup_val_isnull),
-                "query_string": changelist.get_query_string({self.lookup_kwarg_isnull: "True"}, [self.lookup_kwarg]),
+                "query_string": changelist.get_query_string(
+                    {self.lookup_kwarg_isnull: "True"}, [self.lookup_kwarg]
+                ),
                 "display": self.empty_value_display,
             }

@@ -46,11 +46,15 @@ def _segments(points, x, y):
 
 
 def _path(coords):
-    return " ".join(f"{'M' if i == 0 else 'L'}{cx:.1f},{cy:.1f}" for i, (cx, cy) in enumerate(coords))
+    return " ".join(
+        f"{'M' if i == 0 else 'L'}{cx:.1f},{cy:.1f}" for i, (cx, cy) in enumerate(coords)
+    )
 
 
 def _text(x, y, label, anchor="start", css="label"):
-    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" class="{css}">{escape(label)}</text>'
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" class="{css}">{escape(label)}</text>'
+    )
 
 
 def _axes(lo, hi, start, end):
@@ -82,21 +86,36 @@ def price_chart_svg(points, title="Price history"):
     )
     prices = [p for _, p in points if p is not None]
     if not prices:
-        return head + _text(WIDTH / 2, HEIGHT / 2, str(PRICE_ON_REQUEST) if points else gettext("no price history"), "middle") + "</svg>"
+        return (
+            head
+            + _text(
+                WIDTH / 2,
+                HEIGHT / 2,
+                str(PRICE_ON_REQUEST) if points else gettext("no price history"),
+                "middle",
+            )
+            + "</svg>"
+        )
     lo, hi = min(prices), max(prices)
     start, end = points[0][0], points[-1][0]
     x = _scale(start.timestamp(), end.timestamp(), LEFT + 10, WIDTH - RIGHT - 10)
     y = _scale(lo, hi, HEIGHT - BOTTOM - 10, TOP + 10)
     tx = lambda m: x(m.timestamp())  # noqa: E731 (a one-line adapter)
     parts = _axes(lo, hi, start, end)
-    parts += [f'<path d="{_path(seg)}" class="line"/>' for seg in _segments(points, tx, y) if len(seg) > 1]
+    parts += [
+        f'<path d="{_path(seg)}" class="line"/>' for seg in _segments(points, tx, y) if len(seg) > 1
+    ]
     for moment, price in points:
         if price is None:
             gap = escape(str(PRICE_ON_REQUEST))
-            parts.append(f'<circle cx="{tx(moment):.1f}" cy="{HEIGHT - BOTTOM:.1f}" r="4" class="gap"><title>{gap}</title></circle>')
+            parts.append(
+                f'<circle cx="{tx(moment):.1f}" cy="{HEIGHT - BOTTOM:.1f}" r="4" class="gap"><title>{gap}</title></circle>'
+            )
         else:
             tip = f"{local_date(moment)}: {format_price(price)}"
-            parts.append(f'<circle cx="{tx(moment):.1f}" cy="{y(price):.1f}" r="4" class="dot"><title>{escape(tip)}</title></circle>')
+            parts.append(
+                f'<circle cx="{tx(moment):.1f}" cy="{y(price):.1f}" r="4" class="dot"><title>{escape(tip)}</title></circle>'
+            )
     return head + "".join(parts) + "</svg>"
 
 

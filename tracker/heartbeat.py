@@ -24,7 +24,12 @@ class Heartbeat(models.Model):
     def beat(cls, name, detail=""):
         """One upsert (INSERT … ON CONFLICT DO UPDATE): every tick and bot poll beats; update_or_create took four round trips."""
         row = cls(name=name, last_seen_at=timezone.now(), detail=detail)
-        cls.objects.bulk_create([row], update_conflicts=True, unique_fields=["name"], update_fields=["last_seen_at", "detail"])
+        cls.objects.bulk_create(
+            [row],
+            update_conflicts=True,
+            unique_fields=["name"],
+            update_fields=["last_seen_at", "detail"],
+        )
 
     @classmethod
     def age_seconds(cls, name, now=None):

@@ -36,7 +36,9 @@ class KeywordQuerySet(models.QuerySet):
         now = now or timezone.now()
         scheduled = 0
         for pk in self.filter(next_sweep_at__isnull=True).values_list("pk", flat=True):
-            scheduled += self.filter(pk=pk, next_sweep_at__isnull=True).update(next_sweep_at=now + Keyword.sweep_offset(pk))
+            scheduled += self.filter(pk=pk, next_sweep_at__isnull=True).update(
+                next_sweep_at=now + Keyword.sweep_offset(pk)
+            )
         return scheduled
 
     def make_due(self, now=None):
@@ -49,11 +51,15 @@ class KeywordQuerySet(models.QuerySet):
 
     def resume(self, now=None):
         """Schedules paused keywords again, due at once; returns how many were paused."""
-        return self.filter(is_active=False).update(is_active=True, next_run_at=now or timezone.now())
+        return self.filter(is_active=False).update(
+            is_active=True, next_run_at=now or timezone.now()
+        )
 
     def failing(self, streak):
         """Active keywords whose last `streak` finished runs all failed, or whose last one was banned."""
-        return self.active().filter(Q(consecutive_failures__gte=streak) | Q(last_finished_status="banned"))
+        return self.active().filter(
+            Q(consecutive_failures__gte=streak) | Q(last_finished_status="banned")
+        )
 
     def record_finished_run(self, status, error, detail, now):
         """Folds one finished run into the stored verdict: a failure grows the streak, anything else ends it."""
@@ -75,20 +81,39 @@ class KeywordQuerySet(models.QuerySet):
 
 
 class Keyword(models.Model):
-    name = models.CharField(_("name"), max_length=100, blank=True, default="", help_text=_("Empty: made from the query and price bounds."))
-    query = models.CharField(_("search"), max_length=1000, help_text=_("Plain search words, or a search URL pasted from the marketplace."))
+    name = models.CharField(
+        _("name"),
+        max_length=100,
+        blank=True,
+        default="",
+        help_text=_("Empty: made from the query and price bounds."),
+    )
+    query = models.CharField(
+        _("search"),
+        max_length=1000,
+        help_text=_("Plain search words, or a search URL pasted from the marketplace."),
+    )
     # A slug of scraping's source registry; the keyword form offers and validates the choices.
     source = models.CharField(_("source"), max_length=32, default="willhaben")
-    price_min = models.DecimalField(_("minimum price"), max_digits=12, decimal_places=2, null=True, blank=True)
-    price_max = models.DecimalField(_("maximum price"), max_digits=12, decimal_places=2, null=True, blank=True)
+    price_min = models.DecimalField(
+        _("minimum price"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
+    price_max = models.DecimalField(
+        _("maximum price"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
     excluded_words = models.TextField(
         _("excluded words"),
         blank=True,
         default="",
-        help_text=_("Ads whose title contains any of these words are ignored. One per line or comma-separated."),
+        help_text=_(
+            "Ads whose title contains any of these words are ignored. One per line or comma-separated."
+        ),
     )
     interval_minutes = models.PositiveIntegerField(
-        _("interval (minutes)"), default=5, validators=[MinValueValidator(1)], help_text=_("Minutes between scrapes (at least 1).")
+        _("interval (minutes)"),
+        default=5,
+        validators=[MinValueValidator(1)],
+        help_text=_("Minutes between scrapes (at least 1)."),
     )
     is_active = models.BooleanField(_("active"), default=True)
     # The cursor: the newest (published_at, external id) a committed run has
@@ -104,14 +129,18 @@ class Keyword(models.Model):
     # The scraping verdict, kept up to date by ScrapeRun.close() when a run finishes
     # (skips do not touch it), so /health reads it without scanning run history.
     consecutive_failures = models.PositiveIntegerField(_("consecutive failures"), default=0)
-    last_finished_status = models.CharField(_("last run status"), max_length=16, blank=True, default="")
+    last_finished_status = models.CharField(
+        _("last run status"), max_length=16, blank=True, default=""
+    )
     last_error = models.CharField(_("last error"), max_length=64, blank=True, default="")
     last_error_detail = models.TextField(_("last error detail"), blank=True, default="")
     last_success_at = models.DateTimeField(_("last success"), null=True, blank=True)
     # Set while the failure monitor has told admins this keyword is failing.
     failing_alert_at = models.DateTimeField(_("failing alert since"), null=True, blank=True)
     # The Telegram chat that proposed it with /add (the per-chat /add limit counts these).
-    proposed_by_chat_id = models.BigIntegerField(_("proposed by chat"), null=True, blank=True, editable=False)
+    proposed_by_chat_id = models.BigIntegerField(
+        _("proposed by chat"), null=True, blank=True, editable=False
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -125,9 +154,13 @@ class Keyword(models.Model):
             models.Index(fields=["is_active", "next_run_at"], name="keyword_due_idx"),
         ]
         constraints = [
-            models.CheckConstraint(condition=Q(interval_minutes__gte=1), name="keyword_interval_min_1"),
             models.CheckConstraint(
-                condition=Q(price_min__isnull=True) | Q(price_max__isnull=True) | Q(price_min__lte=F("price_max")),
+                condition=Q(interval_minutes__gte=1), name="keyword_interval_min_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(price_min__isnull=True)
+                | Q(price_max__isnull=True)
+                | Q(price_min__lte=F("price_max")),
                 name="keyword_price_range_ordered",
             ),
         ]
@@ -149,7 +182,9 @@ class Keyword(models.Model):
         """Without a name, name the keyword `describe(query, price_min=, price_max=)` (its source's description)."""
         if not self.name.strip():
             limit = self._meta.get_field("name").max_length
-            self.name = describe(self.query, price_min=self.price_min, price_max=self.price_max)[:limit]
+            self.name = describe(self.query, price_min=self.price_min, price_max=self.price_max)[
+                :limit
+            ]
 
     def has_been_scraped(self):
         """Has a run finished for this keyword? Before that, results are backlog, not news.
@@ -158,7 +193,9 @@ class Keyword(models.Model):
         """
         if self.cursor_published_at is not None:
             return True
-        return self.pk is not None and self.runs.filter(status="done").exists()  # unsaved: an ad-hoc `scrape` query
+        return (
+            self.pk is not None and self.runs.filter(status="done").exists()
+        )  # unsaved: an ad-hoc `scrape` query
 
     def excluded_list(self):
         """The excluded words, lower-cased, without blanks."""
@@ -167,7 +204,11 @@ class Keyword(models.Model):
 
     def clean(self):
         errors = {}
-        if self.price_min is not None and self.price_max is not None and self.price_min > self.price_max:
+        if (
+            self.price_min is not None
+            and self.price_max is not None
+            and self.price_min > self.price_max
+        ):
             errors["price_max"] = _("The maximum price must not be below the minimum price.")
         if errors:
             raise ValidationError(errors)
@@ -188,7 +229,9 @@ class AdQuerySet(RelistQuerySet, models.QuerySet):
             ads = ads.filter(price__gte=keyword.price_min)
         if keyword.price_max is not None:
             ads = ads.filter(price__lte=keyword.price_max)
-        return self.filter(pk__in=list(ads.values_list("pk", flat=True))).update(gone_at=now or timezone.now())
+        return self.filter(pk__in=list(ads.values_list("pk", flat=True))).update(
+            gone_at=now or timezone.now()
+        )
 
 
 class Ad(models.Model):
@@ -205,15 +248,26 @@ class Ad(models.Model):
     published_at = models.DateTimeField(_("published"), null=True, blank=True)
     first_seen_at = models.DateTimeField(_("first seen"), default=timezone.now)
     last_seen_at = models.DateTimeField(_("last seen"), default=timezone.now)
-    # Set when a complete deep sweep no longer found the ad (sold or removed); cleared when it reappears.
+    # Set when a complete deep sweep no longer found the ad (sold or removed); cleared when it
+    # reappears.
     gone_at = models.DateTimeField(_("gone since"), null=True, blank=True)
-    # Relists (tracker.relists): the title as they compare it, kept in step with title, and the gone ad
+    # Relists (tracker.relists): the title as they compare it, kept in step with title, and the gone
+    # ad
     # this one relists, whose price history comes before this one's.
-    title_key = models.CharField(max_length=TITLE_KEY_LENGTH, blank=True, default="", editable=False)
-    relist_of = models.ForeignKey(
-        "self", verbose_name=_("relist of"), null=True, blank=True, on_delete=models.SET_NULL, related_name="relists"
+    title_key = models.CharField(
+        max_length=TITLE_KEY_LENGTH, blank=True, default="", editable=False
     )
-    keywords = models.ManyToManyField(Keyword, verbose_name=_("keywords"), through="KeywordAd", related_name="ads", blank=True)
+    relist_of = models.ForeignKey(
+        "self",
+        verbose_name=_("relist of"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="relists",
+    )
+    keywords = models.ManyToManyField(
+        Keyword, verbose_name=_("keywords"), through="KeywordAd", related_name="ads", blank=True
+    )
 
     objects = AdQuerySet.as_manager()
 
@@ -227,8 +281,13 @@ class Ad(models.Model):
         indexes = [
             # "new today" filters and ads_new_24h in /stats.
             models.Index(fields=["first_seen_at"], name="ad_first_seen_idx"),
-            # Ad.objects.relist_candidates(): gone ads by title key and postcode, once per ingested page.
-            models.Index(fields=["source", "title_key", "postcode"], condition=Q(gone_at__isnull=False), name="ad_relist_idx"),
+            # Ad.objects.relist_candidates(): gone ads by title key and postcode, once per ingested
+            # page.
+            models.Index(
+                fields=["source", "title_key", "postcode"],
+                condition=Q(gone_at__isnull=False),
+                name="ad_relist_idx",
+            ),
         ]
 
     def __str__(self):
@@ -243,8 +302,16 @@ class KeywordAd(models.Model):
     """Which keyword found which ad, and when it first did."""
 
     # No index of its own: keywordad_unique (keyword, ad) serves lookups by keyword.
-    keyword = models.ForeignKey(Keyword, verbose_name=_("keyword"), on_delete=models.CASCADE, related_name="matches", db_index=False)
-    ad = models.ForeignKey(Ad, verbose_name=_("ad"), on_delete=models.CASCADE, related_name="matches")
+    keyword = models.ForeignKey(
+        Keyword,
+        verbose_name=_("keyword"),
+        on_delete=models.CASCADE,
+        related_name="matches",
+        db_index=False,
+    )
+    ad = models.ForeignKey(
+        Ad, verbose_name=_("ad"), on_delete=models.CASCADE, related_name="matches"
+    )
     found_at = models.DateTimeField(_("found"), default=timezone.now)
     # The price this keyword last saw. A drop is judged against it, not against
     # Ad.price, which another keyword's run may already have moved.
@@ -274,9 +341,19 @@ class PriceChangeQuerySet(DropsPerDayQuerySet, models.QuerySet):
 
 class PriceChange(models.Model):
     # No index of its own: pricechange_ad_idx (ad, seen_at) serves lookups by ad.
-    ad = models.ForeignKey(Ad, verbose_name=_("ad"), on_delete=models.CASCADE, related_name="price_changes", db_index=False)
-    old_price = models.DecimalField(_("old price"), max_digits=12, decimal_places=2, null=True, blank=True)
-    new_price = models.DecimalField(_("new price"), max_digits=12, decimal_places=2, null=True, blank=True)
+    ad = models.ForeignKey(
+        Ad,
+        verbose_name=_("ad"),
+        on_delete=models.CASCADE,
+        related_name="price_changes",
+        db_index=False,
+    )
+    old_price = models.DecimalField(
+        _("old price"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
+    new_price = models.DecimalField(
+        _("new price"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
     seen_at = models.DateTimeField(_("seen"), default=timezone.now)
 
     objects = PriceChangeQuerySet.as_manager()
@@ -296,4 +373,8 @@ class PriceChange(models.Model):
 
     @property
     def is_drop(self):
-        return self.old_price is not None and self.new_price is not None and self.new_price < self.old_price
+        return (
+            self.old_price is not None
+            and self.new_price is not None
+            and self.new_price < self.old_price
+        )

@@ -18,11 +18,16 @@ def test_the_configured_token_and_proxy_passwords_are_redacted(settings):
 def test_credentials_and_bot_tokens_in_any_url_are_redacted(settings):
     settings.TELEGRAM_BOT_TOKEN = ""
     text = "GET https://api.telegram.org/bot987654321:AAAnotherBotsTokenSeenInAUrl_0123456/getMe via http://u:pw@proxy:8080/"
-    assert redact(text) == f"GET https://api.telegram.org/bot{REDACTED}/getMe via http://{REDACTED}@proxy:8080/"
+    assert (
+        redact(text)
+        == f"GET https://api.telegram.org/bot{REDACTED}/getMe via http://{REDACTED}@proxy:8080/"
+    )
 
 
 def test_ordinary_text_is_left_alone(settings):
-    settings.SCRAPE_PROXY_URL = "http://user:abc@proxy.example:3128"  # too short to search for outside a URL
+    settings.SCRAPE_PROXY_URL = (
+        "http://user:abc@proxy.example:3128"  # too short to search for outside a URL
+    )
     text = "fetched https://www.willhaben.at/iad/kaufen?page=2 at 12:30:00 in 0:00:01.5, user abc"
     assert redact(text) == text
 
@@ -35,6 +40,8 @@ def test_redact_data_walks_nested_values(settings):
 
 def test_a_record_with_a_url_credential_is_frozen_redacted(settings):
     settings.TELEGRAM_BOT_TOKEN = ""
-    record = logging.LogRecord("x", logging.INFO, __file__, 1, "proxy %s", ("http://u:secretpw@h:1",), None)
+    record = logging.LogRecord(
+        "x", logging.INFO, __file__, 1, "proxy %s", ("http://u:secretpw@h:1",), None
+    )
     redact_record(record)
     assert record.getMessage() == f"proxy http://{REDACTED}@h:1" and record.args is None

@@ -2,5 +2,6 @@
 
 app.py builds the python-telegram-bot Application, handlers.py holds thin async handlers,
 access.py the gate and registration, services.py the synchronous logic per command,
-admin_commands.py the registry the operations layer adds /stats and /health to, keyboards.py the inline buttons.
+admin_commands.py the registry the operations layer adds /stats and /health to, keyboards.py the
+inline buttons.
 """

@@ -104,7 +104,9 @@ def build_application(db=None, application_class=Application) -> Application:
     """The Application with every handler; `db` runs sync callables (default: thread_db)."""
     timeout = settings.TELEGRAM_TIMEOUT_S
     base = settings.TELEGRAM_API_BASE_URL.rstrip("/")
-    request = bot_request(connection_pool_size=8, connect_timeout=timeout, read_timeout=timeout, write_timeout=timeout)
+    request = bot_request(
+        connection_pool_size=8, connect_timeout=timeout, read_timeout=timeout, write_timeout=timeout
+    )
     # PTB adds the long-poll timeout to this read timeout for getUpdates.
     updates_request = PollingRequest(
         connection_pool_size=1,
@@ -134,7 +136,9 @@ def build_application(db=None, application_class=Application) -> Application:
 
 def add_handlers(app: Application):
     # Group -2: about the chat itself, from any chat.
-    app.add_handler(ChatMemberHandler(handlers.membership, ChatMemberHandler.MY_CHAT_MEMBER), group=-2)
+    app.add_handler(
+        ChatMemberHandler(handlers.membership, ChatMemberHandler.MY_CHAT_MEMBER), group=-2
+    )
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.migration), group=-2)
     # Group -1: the access gate; it stops the update for chats that are not active.
     app.add_handler(TypeHandler(Update, handlers.gate), group=-1)
@@ -145,14 +149,23 @@ def add_handlers(app: Application):
         app.add_handler(CommandHandler(admin_command.name, handlers.command(admin_command.func)))
     app.add_handler(CallbackQueryHandler(handlers.button))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
-    app.add_handler(MessageHandler(filters.TEXT & filters.ChatType.PRIVATE & ~filters.UpdateType.EDITED, handlers.not_a_command))
+    app.add_handler(
+        MessageHandler(
+            filters.TEXT & filters.ChatType.PRIVATE & ~filters.UpdateType.EDITED,
+            handlers.not_a_command,
+        )
+    )
     app.add_error_handler(handlers.on_error)
 
 
 def menu(admin=False):
     admin_menu = [(c.name, _(c.description)) for c in admin_commands.all_commands()]
-    entries = [(n, _(d)) for n, d in MENU + (ADD_MENU if settings.TELEGRAM_USERS_MAY_ADD_KEYWORDS else [])] + (admin_menu if admin else [])
-    return [BotCommand(name, description[:1].upper() + description[1:]) for name, description in entries]
+    entries = [
+        (n, _(d)) for n, d in MENU + (ADD_MENU if settings.TELEGRAM_USERS_MAY_ADD_KEYWORDS else [])
+    ] + (admin_menu if admin else [])
+    return [
+        BotCommand(name, description[:1].upper() + description[1:]) for name, description in entries
+    ]
 
 
 async def startup(app: Application):
@@ -173,4 +186,7 @@ async def startup(app: Application):
 def _seed_admins():
     """TELEGRAM_ADMIN_CHAT_IDS become active admin chats; returns every admin chat id."""
     TelegramChat.objects.seed_admins(settings.TELEGRAM_ADMIN_CHAT_IDS)
-    return sorted(set(TelegramChat.objects.admins().values_list("chat_id", flat=True)) | set(settings.TELEGRAM_ADMIN_CHAT_IDS))
+    return sorted(
+        set(TelegramChat.objects.admins().values_list("chat_id", flat=True))
+        | set(settings.TELEGRAM_ADMIN_CHAT_IDS)
+    )

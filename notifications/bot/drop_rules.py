@@ -33,12 +33,18 @@ def split_rule(args):
 def _value(rule, raw):
     text = raw.strip().rstrip("%").replace("€", "").replace(",", ".").strip()
     if rule == Subscription.DropRule.PERCENT and not raw.strip().endswith("%"):
-        raise RuleError(_("“%(value)s” is not a percentage: send e.g. /subscribe 12 drop 10%%.") % {"value": raw})
+        raise RuleError(
+            _("“%(value)s” is not a percentage: send e.g. /subscribe 12 drop 10%%.")
+            % {"value": raw}
+        )
     try:
         value = Decimal(text)
     except InvalidOperation:
         raise RuleError(
-            _("“%(value)s” is not a number: send e.g. /subscribe 12 below 500 or /subscribe 12 drop 10%%.") % {"value": raw}
+            _(
+                "“%(value)s” is not a number: send e.g. /subscribe 12 below 500 or /subscribe 12 drop 10%%."
+            )
+            % {"value": raw}
         ) from None
     if not value.is_finite() or value <= 0 or value > VALUE_MAX:
         raise RuleError(_("“%(value)s” must be a positive number.") % {"value": raw})
@@ -61,15 +67,25 @@ def press(chat, data) -> CallbackReply:
     """
     parsed = keyboards.parse_rule(data)
     if parsed is None or not _in_range(parsed[1], parsed[2]):
-        logger.warning("bot: chat %s sent an invalid drop-rule button %r", chat.chat_id, (data or "")[:80])
+        logger.warning(
+            "bot: chat %s sent an invalid drop-rule button %r", chat.chat_id, (data or "")[:80]
+        )
         return CallbackReply(_("This button is no longer valid. Try /help."), alert=True)
     keyword_id, rule, value = parsed
-    subscription = chat.subscriptions.select_related("keyword").filter(keyword_id=keyword_id).first()
+    subscription = (
+        chat.subscriptions.select_related("keyword").filter(keyword_id=keyword_id).first()
+    )
     if subscription is None:
-        return CallbackReply(_("You do not follow this keyword (any more): nothing changed. /status lists what you follow."), alert=True)
+        return CallbackReply(
+            _(
+                "You do not follow this keyword (any more): nothing changed. /status lists what you follow."
+            ),
+            alert=True,
+        )
     apply_rule(subscription, (rule, value))
     return CallbackReply(
-        _("✅ %(keyword)s: price drops: %(rule)s.") % {"keyword": subscription.keyword.display_name, "rule": subscription.describe_rule()}
+        _("✅ %(keyword)s: price drops: %(rule)s.")
+        % {"keyword": subscription.keyword.display_name, "rule": subscription.describe_rule()}
     )
 
 

@@ -21,12 +21,16 @@ def parse_duration(text: str) -> timedelta:
     if not value:
         raise DurationError(_("No duration given.") + " " + _(HINT))
     if PART.sub("", value) or not PART.search(value):
-        raise DurationError(_("Cannot read “%(text)s” as a duration.") % {"text": text.strip()} + " " + _(HINT))
+        raise DurationError(
+            _("Cannot read “%(text)s” as a duration.") % {"text": text.strip()} + " " + _(HINT)
+        )
     seconds = sum(int(n) * UNITS[unit] for n, unit in PART.findall(value))
     if seconds <= 0:
         raise DurationError(_("A duration must be longer than zero.") + " " + _(HINT))
     if seconds > MAX.total_seconds():
-        raise DurationError(_("That is longer than a year. Use /mute without a duration to mute until /unmute."))
+        raise DurationError(
+            _("That is longer than a year. Use /mute without a duration to mute until /unmute.")
+        )
     return timedelta(seconds=seconds)
 
 

@@ -35,7 +35,13 @@ async def run_db(context: ContextTypes.DEFAULT_TYPE, func, *args):
 def chat_ref(update: Update) -> ChatRef:
     chat = update.effective_chat
     private = chat.type == ChatType.PRIVATE
-    return ChatRef(chat.id, chat.title or chat.full_name or "", chat.username or "", private, _language_code(update))
+    return ChatRef(
+        chat.id,
+        chat.title or chat.full_name or "",
+        chat.username or "",
+        private,
+        _language_code(update),
+    )
 
 
 def _language_code(update):
@@ -63,7 +69,13 @@ def command_name(message) -> str | None:
 
 
 async def send(bot, chat_id, reply: Reply):
-    await bot.send_message(chat_id, reply.text, parse_mode=ParseMode.HTML, reply_markup=reply.keyboard, link_preview_options=NO_PREVIEW)
+    await bot.send_message(
+        chat_id,
+        reply.text,
+        parse_mode=ParseMode.HTML,
+        reply_markup=reply.keyboard,
+        link_preview_options=NO_PREVIEW,
+    )
 
 
 # --- the gate (handler group -1) -------------------------------------------------------
@@ -80,7 +92,9 @@ async def gate(update: Update, context: ContextTypes.DEFAULT_TYPE):
         raise ApplicationHandlerStop  # inline queries, polls: nothing for us
     # Edited messages too: CommandHandler runs commands from edits as well.
     message = update.effective_message if update.callback_query is None else None
-    if update.my_chat_member or (message and (message.migrate_to_chat_id or message.migrate_from_chat_id)):
+    if update.my_chat_member or (
+        message and (message.migrate_to_chat_id or message.migrate_from_chat_id)
+    ):
         return
     command = command_name(message)
     if command in OPEN_COMMANDS:
@@ -116,7 +130,9 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE):
         try:
             await send(context.bot, chat_id, other)
         except TelegramError as exc:
-            logger.warning("bot: telling admin chat %s of a registration failed: %s", chat_id, redact(str(exc)))
+            logger.warning(
+                "bot: telling admin chat %s of a registration failed: %s", chat_id, redact(str(exc))
+            )
 
 
 def command(service):
@@ -124,7 +140,9 @@ def command(service):
 
     async def handle(update: Update, context: ContextTypes.DEFAULT_TYPE):
         reply = await run_db(context, localized(service), chat_ref(update), context.args or [])
-        await update.effective_message.reply_html(reply.text, reply_markup=reply.keyboard, link_preview_options=NO_PREVIEW)
+        await update.effective_message.reply_html(
+            reply.text, reply_markup=reply.keyboard, link_preview_options=NO_PREVIEW
+        )
 
     handle.__name__ = f"command_{service.__name__}"
     return handle
@@ -150,7 +168,9 @@ async def button(update: Update, context: ContextTypes.DEFAULT_TYPE):
     if query.message is None:
         return
     if result.edit_text is not None:
-        await query.edit_message_text(result.edit_text, parse_mode=ParseMode.HTML, reply_markup=result.keyboard)
+        await query.edit_message_text(
+            result.edit_text, parse_mode=ParseMode.HTML, reply_markup=result.keyboard
+        )
     elif result.edit_keyboard:
         await query.edit_message_reply_markup(reply_markup=result.keyboard)
 
@@ -191,14 +211,24 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE):
 
 async def report_error(update, context, error):
     """Logs the failure with what it was handling, and tells the chat."""
-    logger.error("bot: handling %s failed: %s", _describe(update), redact(repr(error)), exc_info=error)
-    if isinstance(update, Update) and update.effective_chat is not None and not update.my_chat_member:
+    logger.error(
+        "bot: handling %s failed: %s", _describe(update), redact(repr(error)), exc_info=error
+    )
+    if (
+        isinstance(update, Update)
+        and update.effective_chat is not None
+        and not update.my_chat_member
+    ):
         try:
             with translation.override(update_language(update)):
                 text = "⚠️ " + _("Something went wrong on our side. Please try again in a minute.")
             await context.bot.send_message(update.effective_chat.id, text)
         except TelegramError as exc:
-            logger.warning("bot: could not tell chat %s about the error: %s", update.effective_chat.id, redact(str(exc)))
+            logger.warning(
+                "bot: could not tell chat %s about the error: %s",
+                update.effective_chat.id,
+                redact(str(exc)),
+            )
 
 
 def _describe(update):

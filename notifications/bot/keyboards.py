@@ -64,8 +64,14 @@ def notification_keyboard(keyword_id: int | None, drop_price=None) -> InlineKeyb
     """The buttons under every ad notification; a price drop's also set the keyword's drop rule."""
     row = []
     if keyword_id is not None:
-        row.append(InlineKeyboardButton("🔕 " + _("Mute this keyword"), callback_data=f"mutekw:{keyword_id}"))
-    row.append(InlineKeyboardButton("💤 " + _("Snooze 1 h"), callback_data=f"snooze:{SNOOZE_SECONDS}"))
+        row.append(
+            InlineKeyboardButton(
+                "🔕 " + _("Mute this keyword"), callback_data=f"mutekw:{keyword_id}"
+            )
+        )
+    row.append(
+        InlineKeyboardButton("💤 " + _("Snooze 1 h"), callback_data=f"snooze:{SNOOZE_SECONDS}")
+    )
     rows = [row]
     if keyword_id is not None and drop_price is not None:
         prefix = f"{RULE_PREFIX}{keyword_id}:"
@@ -73,7 +79,12 @@ def notification_keyboard(keyword_id: int | None, drop_price=None) -> InlineKeyb
         rules = [InlineKeyboardButton(percent, callback_data=f"{prefix}p{RULE_PERCENT}")]
         target = round_down(drop_price)
         if target > 0:
-            rules.append(InlineKeyboardButton(_("Only ≤ %(price)s") % {"price": euro(target)}, callback_data=f"{prefix}b{target}"))
+            rules.append(
+                InlineKeyboardButton(
+                    _("Only ≤ %(price)s") % {"price": euro(target)},
+                    callback_data=f"{prefix}b{target}",
+                )
+            )
         rules.append(InlineKeyboardButton(_("Every drop"), callback_data=f"{prefix}every"))
         rows.append(rules)
     return InlineKeyboardMarkup(rows)
@@ -85,11 +96,27 @@ def keywords_keyboard(keywords, subscribed_ids) -> InlineKeyboardMarkup | None:
     for keyword in keywords:
         name = keyword.display_name[:40]
         if keyword.pk in subscribed_ids:
-            rows.append([InlineKeyboardButton("✅ " + _("%(name)s — unsubscribe") % {"name": name}, callback_data=f"unsub:{keyword.pk}")])
+            rows.append(
+                [
+                    InlineKeyboardButton(
+                        "✅ " + _("%(name)s — unsubscribe") % {"name": name},
+                        callback_data=f"unsub:{keyword.pk}",
+                    )
+                ]
+            )
         else:
-            rows.append([InlineKeyboardButton("➕ " + _("%(name)s — subscribe") % {"name": name}, callback_data=f"sub:{keyword.pk}")])
+            rows.append(
+                [
+                    InlineKeyboardButton(
+                        "➕ " + _("%(name)s — subscribe") % {"name": name},
+                        callback_data=f"sub:{keyword.pk}",
+                    )
+                ]
+            )
     return InlineKeyboardMarkup(rows) if rows else None
 
 
 def approve_keyboard(chat_id: int) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup([[InlineKeyboardButton("✅ " + _("Approve"), callback_data=f"approve:{chat_id}")]])
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton("✅ " + _("Approve"), callback_data=f"approve:{chat_id}")]]
+    )

@@ -16,7 +16,10 @@ from notifications.models.quiet_hours import ZONE_MAX, zone_or_none
 
 ARGS_MAX = 100
 # "22-7", "22:30-07:00", "22.30 - 7"; then optionally a time zone.
-WINDOW = re.compile(r"([0-9]{1,2})(?:[:.]([0-9]{2}))?\s*[-–]\s*([0-9]{1,2})(?:[:.]([0-9]{2}))?(?:\s+(\S+))?", re.ASCII)
+WINDOW = re.compile(
+    r"([0-9]{1,2})(?:[:.]([0-9]{2}))?\s*[-–]\s*([0-9]{1,2})(?:[:.]([0-9]{2}))?(?:\s+(\S+))?",
+    re.ASCII,
+)
 
 
 class QuietError(ValueError):
@@ -28,14 +31,19 @@ def parse(text):
     match = WINDOW.fullmatch(text.strip())
     if match is None:
         raise QuietError(
-            _("Send the quiet hours as /quiet 22-7 or /quiet 22:30-07:00 (optionally a time zone: /quiet 22-7 Europe/Berlin).")
+            _(
+                "Send the quiet hours as /quiet 22-7 or /quiet 22:30-07:00 (optionally a time zone: /quiet 22-7 Europe/Berlin)."
+            )
         )
     start_h, start_m, end_h, end_m, zone = match.groups()
     start, end = _time(start_h, start_m), _time(end_h, end_m)
     if start == end:
         raise QuietError(_("Quiet hours must end at another time than they start."))
     if zone is not None and zone_or_none(zone) is None:
-        raise QuietError(_("Unknown time zone “%(zone)s”: use an IANA name such as Europe/Berlin or UTC.") % {"zone": zone[:ZONE_MAX]})
+        raise QuietError(
+            _("Unknown time zone “%(zone)s”: use an IANA name such as Europe/Berlin or UTC.")
+            % {"zone": zone[:ZONE_MAX]}
+        )
     return start, end, zone
 
 
@@ -43,7 +51,10 @@ def _time(hours, minutes):
     h, m = int(hours), int(minutes or 0)
     if h > 23 or m > 59:
         typed = f"{hours}:{minutes or '00'}"
-        raise QuietError(_("“%(time)s” is not a time of day: hours go from 0 to 23, minutes from 0 to 59.") % {"time": typed})
+        raise QuietError(
+            _("“%(time)s” is not a time of day: hours go from 0 to 23, minutes from 0 to 59.")
+            % {"time": typed}
+        )
     return time(h, m)
 
 
@@ -57,8 +68,14 @@ def quiet(ref: ChatRef, args=()) -> Reply:
     text = " ".join(args)
     if not text:
         if chat.quiet_start is None:
-            return Reply(_("No quiet hours: messages come at any time. Set some with /quiet 22-7 (or /quiet 22-7 Europe/Berlin)."))
-        return Reply(_("🌙 Quiet hours: %(window)s. /quiet off ends them.") % {"window": esc(describe(chat))})
+            return Reply(
+                _(
+                    "No quiet hours: messages come at any time. Set some with /quiet 22-7 (or /quiet 22-7 Europe/Berlin)."
+                )
+            )
+        return Reply(
+            _("🌙 Quiet hours: %(window)s. /quiet off ends them.") % {"window": esc(describe(chat))}
+        )
     if text.lower() == "off":
         was = chat.quiet_start is not None
         released = chat.set_quiet_hours(None, None, now=timezone.now())
@@ -66,7 +83,11 @@ def quiet(ref: ChatRef, args=()) -> Reply:
             return Reply(_("There were no quiet hours; messages come at any time."))
         extra = ""
         if released:
-            extra = " " + ngettext("%(count)d held message is on its way.", "%(count)d held messages are on their way.", released)
+            extra = " " + ngettext(
+                "%(count)d held message is on its way.",
+                "%(count)d held messages are on their way.",
+                released,
+            )
             extra %= {"count": released}
         return Reply(_("🔔 Quiet hours off: messages come at any time.") + extra)
     if len(text) > ARGS_MAX:
@@ -77,7 +98,9 @@ def quiet(ref: ChatRef, args=()) -> Reply:
         return Reply(esc(str(exc)))
     chat.set_quiet_hours(start, end, zone, now=timezone.now())
     return Reply(
-        _("🌙 Quiet hours set: %(window)s. Messages due then wait and come when they end (several as one digest); nothing is lost.")
+        _(
+            "🌙 Quiet hours set: %(window)s. Messages due then wait and come when they end (several as one digest); nothing is lost."
+        )
         % {"window": esc(describe(chat))}
         + "\n"
         + _("Admin alerts are not held. /quiet off ends the quiet hours.")

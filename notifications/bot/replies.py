@@ -50,11 +50,14 @@ def when(moment):
 
 def localized(service):
     """`service(ref, *args)` run in the chat's language: the stored one, which follows the
-    sender's language_code (TelegramChat.follow_language); unknown chats get that code's language."""
+    sender's language_code (TelegramChat.follow_language); unknown chats get that code's
+    language."""
 
     def run(ref, *args):
         chat = chat_of(ref)
-        language = chat.follow_language(ref.language) if chat is not None else chat_language(ref.language)
+        language = (
+            chat.follow_language(ref.language) if chat is not None else chat_language(ref.language)
+        )
         with translation.override(language):
             return service(ref, *args)
 

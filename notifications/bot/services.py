@@ -49,7 +49,11 @@ def keywords(ref: ChatRef, args=()) -> Reply:
     lines = ["<b>" + _("Keywords") + "</b> " + _("(tap to subscribe or unsubscribe)")]
     lines += [f"{'✅' if k.pk in subscribed else '▫️'} #{k.pk} {esc(k.display_name)}" for k in shown]
     if len(active) > KEYWORDS_SHOWN:
-        lines.append("… " + _("and more: use /subscribe &lt;id&gt; for keywords not listed (ids above #%(id)s).") % {"id": shown[-1].pk})
+        lines.append(
+            "… "
+            + _("and more: use /subscribe &lt;id&gt; for keywords not listed (ids above #%(id)s).")
+            % {"id": shown[-1].pk}
+        )
     return Reply("\n".join(lines), keyboards.keywords_keyboard(shown, subscribed))
 
 
@@ -61,17 +65,27 @@ def _keyword_arg(args, command, active_only=True, chat=None):
     """
     if not args:
         return None, Reply(
-            _("Which keyword? Send /%(command)s &lt;id&gt;, e.g. /%(command)s 12. /keywords lists the ids.") % {"command": command}
+            _(
+                "Which keyword? Send /%(command)s &lt;id&gt;, e.g. /%(command)s 12. /keywords lists the ids."
+            )
+            % {"command": command}
         )
     raw = args[0].lstrip("#")
     # ASCII digits only: "²".isdigit() is True, but int("²") fails.
     if len(args) > 1 or not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
         return _keyword_by_name(" ".join(args), command, active_only, chat)
     keyword = Keyword.objects.filter(pk=int(raw)).first()
-    if keyword is not None and not keyword.is_active and (active_only or not _follows(chat, keyword)):
+    if (
+        keyword is not None
+        and not keyword.is_active
+        and (active_only or not _follows(chat, keyword))
+    ):
         keyword = None
     if keyword is None:
-        return None, Reply(_("There is no active keyword #%(id)s. /keywords lists the ones you can follow.") % {"id": int(raw)})
+        return None, Reply(
+            _("There is no active keyword #%(id)s. /keywords lists the ones you can follow.")
+            % {"id": int(raw)}
+        )
     return keyword, None
 
 
@@ -82,17 +96,25 @@ def _follows(chat, keyword):
 def _keyword_by_name(text, command, active_only, chat):
     """A keyword named `text` (its name, or its query when it has none), case-insensitively."""
     found = Keyword.objects.filter(Q(name__iexact=text) | Q(name="", query__iexact=text))
-    visible = Q(is_active=True) if active_only or chat is None else Q(is_active=True) | Q(subscriptions__chat=chat)
+    visible = (
+        Q(is_active=True)
+        if active_only or chat is None
+        else Q(is_active=True) | Q(subscriptions__chat=chat)
+    )
     found = list(found.filter(visible).distinct()[:2])
     if len(found) == 1:
         return found[0], None
     if found:
         return None, Reply(
-            _("Several keywords are called “%(name)s”: send /%(command)s &lt;id&gt;. /keywords lists the ids.")
+            _(
+                "Several keywords are called “%(name)s”: send /%(command)s &lt;id&gt;. /keywords lists the ids."
+            )
             % {"name": esc(text), "command": command}
         )
     return None, Reply(
-        _("There is no active keyword “%(name)s”. Send /%(command)s &lt;id&gt;; /keywords lists them.")
+        _(
+            "There is no active keyword “%(name)s”. Send /%(command)s &lt;id&gt;; /keywords lists them."
+        )
         % {"name": esc(text), "command": command}
     )
 
@@ -113,11 +135,18 @@ def subscribe(ref: ChatRef, args=()) -> Reply:
         drop_rules.apply_rule(sub, rule)
         values = {"name": name, "rule": esc(sub.describe_rule())}
         if created:
-            return Reply("✅ " + _("Subscribed to %(name)s: new ads, and price drops: %(rule)s.") % values)
+            return Reply(
+                "✅ " + _("Subscribed to %(name)s: new ads, and price drops: %(rule)s.") % values
+            )
         return Reply("✅ " + _("Updated %(name)s: new ads, and price drops: %(rule)s.") % values)
     if not created:
-        return Reply(_("You follow %(name)s already. /status shows all your subscriptions.") % {"name": name})
-    return Reply("✅ " + _("Subscribed to %(name)s. New ads and price drops will come here.") % {"name": name})
+        return Reply(
+            _("You follow %(name)s already. /status shows all your subscriptions.") % {"name": name}
+        )
+    return Reply(
+        "✅ "
+        + _("Subscribed to %(name)s. New ads and price drops will come here.") % {"name": name}
+    )
 
 
 def unsubscribe(ref: ChatRef, args=()) -> Reply:
@@ -126,7 +155,9 @@ def unsubscribe(ref: ChatRef, args=()) -> Reply:
         return error
     name = f"#{keyword.pk} {esc(keyword.display_name)}"
     if not chat_of(ref).unsubscribe(keyword):
-        return Reply(_("You do not follow %(name)s. /status shows your subscriptions.") % {"name": name})
+        return Reply(
+            _("You do not follow %(name)s. /status shows your subscriptions.") % {"name": name}
+        )
     return Reply(_("Unsubscribed from %(name)s. /keywords to follow others.") % {"name": name})
 
 
@@ -141,7 +172,10 @@ def mute(ref: ChatRef, args=()) -> Reply:
         return Reply(esc(str(exc)))
     chat.mute(timezone.now() + delta)
     values = {"duration": describe(delta), "until": when(chat.muted_until)}
-    return Reply("🔕 " + _("Muted for %(duration)s (until %(until)s). /unmute turns messages on earlier.") % values)
+    return Reply(
+        "🔕 "
+        + _("Muted for %(duration)s (until %(until)s). /unmute turns messages on earlier.") % values
+    )
 
 
 def unmute(ref: ChatRef, args=()) -> Reply:
@@ -153,7 +187,9 @@ def unmute(ref: ChatRef, args=()) -> Reply:
     if keywords_cleared:
         n = keywords_cleared
         text = ngettext(
-            "Messages are on again (%(n)d muted keyword on again).", "Messages are on again (%(n)d muted keywords on again).", n
+            "Messages are on again (%(n)d muted keyword on again).",
+            "Messages are on again (%(n)d muted keywords on again).",
+            n,
         )
         return Reply("🔔 " + text % {"n": n})
     return Reply("🔔 " + _("Messages are on again."))
@@ -161,9 +197,15 @@ def unmute(ref: ChatRef, args=()) -> Reply:
 
 def stop(ref: ChatRef, args=()) -> Reply:
     cancelled = chat_of(ref).stop()
-    note = " " + ngettext("%(n)d queued message was dropped.", "%(n)d queued messages were dropped.", cancelled) % {"n": cancelled}
+    note = " " + ngettext(
+        "%(n)d queued message was dropped.", "%(n)d queued messages were dropped.", cancelled
+    ) % {"n": cancelled}
     return Reply(
-        "⏹ " + _("Stopped: Lago sends nothing more to this chat.") + (note if cancelled else "") + " " + _("Send /start to resume.")
+        "⏹ "
+        + _("Stopped: Lago sends nothing more to this chat.")
+        + (note if cancelled else "")
+        + " "
+        + _("Send /start to resume.")
     )
 
 
@@ -182,13 +224,20 @@ def status(ref: ChatRef, args=()) -> Reply:
         lines.append(_("Subscriptions (%(n)d):") % {"n": len(subs)})
         for sub in subs:
             muted, paused = sub.muted_until and sub.muted_until > now, not sub.keyword.is_active
-            flags = [" " + _("(keyword muted)") if muted else "", " " + _("(paused)") if paused else ""]
+            flags = [
+                " " + _("(keyword muted)") if muted else "",
+                " " + _("(paused)") if paused else "",
+            ]
             lines.append(f"• #{sub.keyword_id} {esc(sub.keyword.display_name)}{''.join(flags)}")
     else:
         lines.append(_("Subscriptions: none yet. /keywords to choose."))
     pending = chat.notifications.pending().count()
     lines.append(_("Waiting to be sent: %(n)d") % {"n": pending})
-    recent = chat.notifications.filter(status=Notification.Status.SENT).select_related("ad").order_by("-sent_at")[:RECENT_SHOWN]
+    recent = (
+        chat.notifications.filter(status=Notification.Status.SENT)
+        .select_related("ad")
+        .order_by("-sent_at")[:RECENT_SHOWN]
+    )
     if recent:
         lines.append(_("Last messages:"))
         for n in recent:
@@ -200,25 +249,49 @@ def status(ref: ChatRef, args=()) -> Reply:
 
 def add(ref: ChatRef, args=()) -> Reply:
     if not settings.TELEGRAM_USERS_MAY_ADD_KEYWORDS:
-        return Reply(_("Adding keywords from the chat is turned off. Ask an admin to add it; /keywords lists the existing ones."))
+        return Reply(
+            _(
+                "Adding keywords from the chat is turned off. Ask an admin to add it; /keywords lists the existing ones."
+            )
+        )
     query = " ".join(args).strip()
     if not query:
-        return Reply(_("What should Lago search for? Send /add &lt;search words&gt;, e.g. /add rennrad carbon."))
+        return Reply(
+            _(
+                "What should Lago search for? Send /add &lt;search words&gt;, e.g. /add rennrad carbon."
+            )
+        )
     if len(query) > QUERY_MAX:
-        return Reply(_("That search is too long (%(n)d characters, at most %(max)d).") % {"n": len(query), "max": QUERY_MAX})
+        return Reply(
+            _("That search is too long (%(n)d characters, at most %(max)d).")
+            % {"n": len(query), "max": QUERY_MAX}
+        )
     limit = settings.TELEGRAM_ADD_PER_DAY
-    if Keyword.objects.filter(proposed_by_chat_id=ref.chat_id, created_at__gte=timezone.now() - timedelta(days=1)).count() >= limit:
-        too_many = _("You proposed %(n)d keywords in the last 24 hours, the most a chat may. Please wait for an admin to look at them.")
+    if (
+        Keyword.objects.filter(
+            proposed_by_chat_id=ref.chat_id, created_at__gte=timezone.now() - timedelta(days=1)
+        ).count()
+        >= limit
+    ):
+        too_many = _(
+            "You proposed %(n)d keywords in the last 24 hours, the most a chat may. Please wait for an admin to look at them."
+        )
         return Reply(too_many % {"n": limit})
     # The admins' alert in the site's language (LANGUAGE_CODE), not the proposing chat's.
     with transaction.atomic(), translation.override(settings.LANGUAGE_CODE):
-        keyword = Keyword.objects.create(query=query, is_active=False, proposed_by_chat_id=ref.chat_id)
+        keyword = Keyword.objects.create(
+            query=query, is_active=False, proposed_by_chat_id=ref.chat_id
+        )
         enqueue_admin_alert(
             f"keyword-proposed:{keyword.pk}",
-            _("Chat %(chat)s proposed keyword #%(id)s “%(query)s”. Activate it in the Django admin (Keywords).")
+            _(
+                "Chat %(chat)s proposed keyword #%(id)s “%(query)s”. Activate it in the Django admin (Keywords)."
+            )
             % {"chat": ref.chat_id, "id": keyword.pk, "query": query},
         )
-    proposed = _("Keyword #%(id)s “%(query)s” is proposed. An admin must activate it; then /subscribe %(id)s.")
+    proposed = _(
+        "Keyword #%(id)s “%(query)s” is proposed. An admin must activate it; then /subscribe %(id)s."
+    )
     return Reply("📝 " + proposed % {"id": keyword.pk, "query": esc(query)})
 
 
@@ -252,13 +325,17 @@ def callback(ref: ChatRef, data: str) -> CallbackReply:
     if action.name == "snooze":
         seconds = min(max(action.value, 60), 7 * 86400)
         chat.mute(timezone.now() + timedelta(seconds=seconds))
-        snoozed = _("Snoozed for %(duration)s. /unmute ends it earlier.") % {"duration": describe(timedelta(seconds=seconds))}
+        snoozed = _("Snoozed for %(duration)s. /unmute ends it earlier.") % {
+            "duration": describe(timedelta(seconds=seconds))
+        }
         return CallbackReply("💤 " + snoozed)
     keyword = Keyword.objects.filter(pk=action.value).first()
     if keyword is not None and not keyword.is_active and not _follows(chat, keyword):
         keyword = None  # an inactive keyword's name only for chats that follow it
     if keyword is None:
-        return CallbackReply(_("That keyword does not exist any more. /keywords lists the current ones."), alert=True)
+        return CallbackReply(
+            _("That keyword does not exist any more. /keywords lists the current ones."), alert=True
+        )
     name = {"name": keyword.display_name}
     if action.name == "mutekw":
         if not chat.mute_keyword(keyword.pk):
@@ -266,7 +343,10 @@ def callback(ref: ChatRef, data: str) -> CallbackReply:
         return CallbackReply("🔕 " + _("“%(name)s” muted until /unmute.") % name)
     if action.name == "sub":
         if not keyword.is_active:
-            return CallbackReply(_("“%(name)s” is paused; you can subscribe again once it is active.") % name, alert=True)
+            return CallbackReply(
+                _("“%(name)s” is paused; you can subscribe again once it is active.") % name,
+                alert=True,
+            )
         chat.subscribe(keyword)
         toast = "✅ " + _("Subscribed to “%(name)s”") % name
     else:

@@ -4,8 +4,19 @@ One module per concern; every public name is importable from here as before the 
 """
 
 from notifications.fan_out_sql import FAN_OUT_BATCH
-from notifications.models.chats import MUTED_FOREVER, WELCOME_TEXT, TelegramChat, TelegramChatQuerySet
-from notifications.models.outbox import BACKOFF, MAX_ATTEMPTS, NO_PRICE_KEY, Notification, NotificationQuerySet
+from notifications.models.chats import (
+    MUTED_FOREVER,
+    WELCOME_TEXT,
+    TelegramChat,
+    TelegramChatQuerySet,
+)
+from notifications.models.outbox import (
+    BACKOFF,
+    MAX_ATTEMPTS,
+    NO_PRICE_KEY,
+    Notification,
+    NotificationQuerySet,
+)
 from notifications.models.pace import SendPace
 from notifications.models.subscriptions import Subscription
 

@@ -43,7 +43,11 @@ class TelegramChatQuerySet(models.QuerySet):
 
     def quiet_until(self, now):
         """{chat pk: end of its quiet window (UTC)} for the active chats inside their quiet hours at `now`."""
-        chats = self.active().filter(quiet_start__isnull=False).only("pk", "quiet_start", "quiet_end", "time_zone")
+        chats = (
+            self.active()
+            .filter(quiet_start__isnull=False)
+            .only("pk", "quiet_start", "quiet_end", "time_zone")
+        )
         ends = ((chat.pk, chat.quiet_ends_at(now)) for chat in chats)
         return {pk: end for pk, end in ends if end is not None}
 
@@ -64,13 +68,19 @@ class TelegramChatQuerySet(models.QuerySet):
                 outcome = "already"
             elif before == TelegramChat.Status.STOPPED:
                 outcome = "resumed"
-            elif trusted or (settings.TELEGRAM_OPEN_REGISTRATION and before != TelegramChat.Status.BLOCKED):
+            elif trusted or (
+                settings.TELEGRAM_OPEN_REGISTRATION and before != TelegramChat.Status.BLOCKED
+            ):
                 outcome = "welcome"
             elif before == TelegramChat.Status.PENDING and not created:
                 outcome = "waiting"
             else:
                 outcome = "pending"
-            chat.status = TelegramChat.Status.PENDING if outcome in ("pending", "waiting") else TelegramChat.Status.ACTIVE
+            chat.status = (
+                TelegramChat.Status.PENDING
+                if outcome in ("pending", "waiting")
+                else TelegramChat.Status.ACTIVE
+            )
             if chat.status != before:
                 chat.status_reason = ""
             chat.is_admin = chat.is_admin or admin
@@ -79,7 +89,9 @@ class TelegramChatQuerySet(models.QuerySet):
             if language_code:
                 chat.language = chat_language(language_code)
             chat.save()
-        logger.info("bot: /start from chat %s: %s (was %s)", chat_id, outcome, "new" if created else before)
+        logger.info(
+            "bot: /start from chat %s: %s (was %s)", chat_id, outcome, "new" if created else before
+        )
         return chat, outcome
 
     def _get_or_create_locked(self, chat_id):
@@ -94,7 +106,11 @@ class TelegramChatQuerySet(models.QuerySet):
         for chat_id in chat_ids:
             chat, _ = self.get_or_create(chat_id=chat_id)
             if not chat.is_admin or chat.status != TelegramChat.Status.ACTIVE:
-                chat.is_admin, chat.status, chat.status_reason = True, TelegramChat.Status.ACTIVE, ""
+                chat.is_admin, chat.status, chat.status_reason = (
+                    True,
+                    TelegramChat.Status.ACTIVE,
+                    "",
+                )
                 chat.save(update_fields=["is_admin", "status", "status_reason"])
                 logger.info("bot: chat %s seeded as admin", chat_id)
 
@@ -115,14 +131,22 @@ class TelegramChatQuerySet(models.QuerySet):
             clash = self.filter(chat_id=new_chat_id).first()
             if clash is not None:
                 if clash.subscriptions.exists():
-                    logger.warning("bot: chat %s migrated to %s, which already has subscriptions; keeping both", old_chat_id, new_chat_id)
+                    logger.warning(
+                        "bot: chat %s migrated to %s, which already has subscriptions; keeping both",
+                        old_chat_id,
+                        new_chat_id,
+                    )
                     return None
                 clash.delete()
             try:
                 with transaction.atomic():
                     self.filter(pk=old.pk).update(chat_id=new_chat_id)
             except IntegrityError:  # a row for the new id was created concurrently
-                logger.warning("notifications: chat %s migrated to %s, which was created meanwhile; keeping both", old_chat_id, new_chat_id)
+                logger.warning(
+                    "notifications: chat %s migrated to %s, which was created meanwhile; keeping both",
+                    old_chat_id,
+                    new_chat_id,
+                )
                 return None
             old.chat_id = new_chat_id
         logger.info("notifications: chat %s migrated to %s", old_chat_id, new_chat_id)
@@ -139,11 +163,14 @@ class TelegramChat(QuietHours):
     chat_id = models.BigIntegerField(_("chat id"), unique=True)
     title = models.CharField(_("title"), max_length=200, blank=True, default="")
     username = models.CharField(_("username"), max_length=100, blank=True, default="")
-    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.PENDING)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.PENDING
+    )
     status_reason = models.CharField(_("status reason"), max_length=200, blank=True, default="")
     is_admin = models.BooleanField(_("admin"), default=False)
     muted_until = models.DateTimeField(_("muted until"), null=True, blank=True)
-    # The language of the bot's replies and messages: follows Telegram's language_code (chat_language).
+    # The language of the bot's replies and messages: follows Telegram's language_code
+    # (chat_language).
     language = models.CharField(_("language"), max_length=16, default=chat_language)
     created_at = models.DateTimeField(_("created"), default=timezone.now)
 
@@ -167,8 +194,15 @@ class TelegramChat(QuietHours):
         self.status = self.Status.BLOCKED
         self.status_reason = reason[:200]
         self.save(update_fields=["status", "status_reason"])
-        cancelled = self.notifications.pending().update(status=Notification.Status.CANCELLED, last_error=f"chat blocked: {reason}")
-        logger.warning("notifications: chat %s blocked (%s); %d queued notifications cancelled", self.chat_id, reason, cancelled)
+        cancelled = self.notifications.pending().update(
+            status=Notification.Status.CANCELLED, last_error=f"chat blocked: {reason}"
+        )
+        logger.warning(
+            "notifications: chat %s blocked (%s); %d queued notifications cancelled",
+            self.chat_id,
+            reason,
+            cancelled,
+        )
         return cancelled
 
     def approve(self):
@@ -188,7 +222,10 @@ class TelegramChat(QuietHours):
             if not updated:
                 return False
             Notification.objects.create(
-                chat=self, kind=Notification.Kind.WELCOME, alert_key=f"welcome:{uuid.uuid4().hex}", text=WELCOME_TEXT
+                chat=self,
+                kind=Notification.Kind.WELCOME,
+                alert_key=f"welcome:{uuid.uuid4().hex}",
+                text=WELCOME_TEXT,
             )
         logger.info("notifications: chat %s approved", self.chat_id)
         return True
@@ -199,7 +236,9 @@ class TelegramChat(QuietHours):
 
         self.status, self.status_reason = self.Status.STOPPED, "stopped by the chat (/stop)"
         self.save(update_fields=["status", "status_reason"])
-        return self.notifications.pending().update(status=Notification.Status.CANCELLED, last_error="chat stopped")
+        return self.notifications.pending().update(
+            status=Notification.Status.CANCELLED, last_error="chat stopped"
+        )
 
     def mute(self, until=MUTED_FOREVER):
         """/mute and "Snooze": nothing is sent before `until`; queued rows wait (are not lost)."""

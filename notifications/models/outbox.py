@@ -25,8 +25,26 @@ NO_PRICE_KEY = Decimal("-1")
 # What the sender reads of a row and of its ad, chat and keyword (messages.py, sender.py): whole
 # rows meant parsing some twenty timestamps per notification sent. The row's own timestamps are
 # written (claim, settle), never read.
-SENT_FIELDS = ("kind", "price", "old_price", "text", "status", "attempts", "last_error", "claim_token")
-AD_SENT_FIELDS = ("title", "price", "url", "image_url", "location", "postcode", "published_at", "relist_of")
+SENT_FIELDS = (
+    "kind",
+    "price",
+    "old_price",
+    "text",
+    "status",
+    "attempts",
+    "last_error",
+    "claim_token",
+)
+AD_SENT_FIELDS = (
+    "title",
+    "price",
+    "url",
+    "image_url",
+    "location",
+    "postcode",
+    "published_at",
+    "relist_of",
+)
 CHAT_SENT_FIELDS = ("chat_id", "status", "language")
 KEYWORD_SENT_FIELDS = ("name", "query")
 # After failures 1-5 the next attempt waits this long; failure 6 makes the row dead.
@@ -53,7 +71,9 @@ class NotificationQuerySet(models.QuerySet):
         The planner expects few pending rows, so for a burst it joins each row to the chat
         table by a scan: the sender's digest query took 30-50 ms on 1,000 rows through it.
         """
-        keyword_muted = Subscription.objects.filter(chat=OuterRef("chat"), keyword=OuterRef("keyword"), muted_until__gt=now)
+        keyword_muted = Subscription.objects.filter(
+            chat=OuterRef("chat"), keyword=OuterRef("keyword"), muted_until__gt=now
+        )
         return self.due(now).filter(attempts__lt=MAX_ATTEMPTS).exclude(Exists(keyword_muted))
 
     def fan_out(self, keyword, events, chat_ids, now):
@@ -73,8 +93,14 @@ class NotificationQuerySet(models.QuerySet):
         per_page = [f for f in fields.values() if f not in per_event and f.name != "chat"]
         given = {"keyword": keyword.pk, "next_attempt_at": now}
 
-        page = tuple(f.get_db_prep_save(given[f.name] if f.name in given else f.get_default(), db) for f in per_page)
-        payloads = [tuple(f.get_db_prep_save(v, db) for f, v in zip(per_event, event, strict=True)) + page for event in events]
+        page = tuple(
+            f.get_db_prep_save(given[f.name] if f.name in given else f.get_default(), db)
+            for f in per_page
+        )
+        payloads = [
+            tuple(f.get_db_prep_save(v, db) for f, v in zip(per_event, event, strict=True)) + page
+            for event in events
+        ]
         chats = [(fields["chat"].get_db_prep_save(chat_id, db),) for chat_id in chat_ids]
         rows = [chat + payload for payload in payloads for chat in chats]
         columns = [fields["chat"], *per_event, *per_page]
@@ -86,10 +112,18 @@ class NotificationQuerySet(models.QuerySet):
         Chats and keywords are read once each and shared by their rows, not joined into every row.
         """
         own = (*SENT_FIELDS, "chat", "ad", "keyword")
-        rows = self.select_related("ad").only(*own, *(f"ad__{name}" for name in AD_SENT_FIELDS)).in_bulk(pks)
-        chats = TelegramChat.objects.only(*CHAT_SENT_FIELDS).in_bulk({n.chat_id for n in rows.values()})
+        rows = (
+            self.select_related("ad")
+            .only(*own, *(f"ad__{name}" for name in AD_SENT_FIELDS))
+            .in_bulk(pks)
+        )
+        chats = TelegramChat.objects.only(*CHAT_SENT_FIELDS).in_bulk(
+            {n.chat_id for n in rows.values()}
+        )
         keyword_ids = {n.keyword_id for n in rows.values()} - {None}
-        keywords = Keyword.objects.only(*KEYWORD_SENT_FIELDS).in_bulk(keyword_ids) if keyword_ids else {}
+        keywords = (
+            Keyword.objects.only(*KEYWORD_SENT_FIELDS).in_bulk(keyword_ids) if keyword_ids else {}
+        )
         for n in rows.values():
             n.chat = chats[n.chat_id]
             if n.keyword_id is not None:
@@ -97,7 +131,8 @@ class NotificationQuerySet(models.QuerySet):
         return rows
 
     def claim(self, rows, now, lease_seconds):
-        """Takes the due ones among loaded `rows` for sending, in `rows` order; rows another worker has are left out.
+        """Takes the due ones among loaded `rows` for sending, in `rows` order; rows another worker
+        has are left out.
 
         One UPDATE … RETURNING (notifications/outbox_sql.py) claims them all under one fresh
         claim token and hands back each row's new attempts and last error, which are set on
@@ -108,48 +143,92 @@ class NotificationQuerySet(models.QuerySet):
         token = uuid.uuid4().hex
         lease_until = now + timedelta(seconds=lease_seconds)
         pks = [n.pk for n in rows]
-        taken = claim_rows(connections[self.db], Notification._meta.db_table, pks, Notification.Status.PENDING, now, lease_until, token)
+        taken = claim_rows(
+            connections[self.db],
+            Notification._meta.db_table,
+            pks,
+            Notification.Status.PENDING,
+            now,
+            lease_until,
+            token,
+        )
         claimed = [n for n in rows if n.pk in taken]
         for n in claimed:
             n.attempts, n.last_error = taken[n.pk]
-            n.status, n.next_attempt_at, n.claimed_at, n.claim_token = Notification.Status.PENDING, lease_until, now, token
+            n.status, n.next_attempt_at, n.claimed_at, n.claim_token = (
+                Notification.Status.PENDING,
+                lease_until,
+                now,
+                token,
+            )
         return claimed
 
     def settle_sent(self, rows, message_id, now):
         """Marks claimed rows sent in one UPDATE (only those still held under their claim token)."""
         pks = [n.pk for n in rows]
         tokens = sorted({n.claim_token for n in rows})
-        fields = dict(status=Notification.Status.SENT, last_error="", sent_at=now, message_id=message_id)
-        updated = settle_rows(connections[self.db], Notification._meta.db_table, pks, tokens, fields["status"], now, message_id)
+        fields = dict(
+            status=Notification.Status.SENT, last_error="", sent_at=now, message_id=message_id
+        )
+        updated = settle_rows(
+            connections[self.db],
+            Notification._meta.db_table,
+            pks,
+            tokens,
+            fields["status"],
+            now,
+            message_id,
+        )
         for n in rows:
             for name, value in fields.items():
                 setattr(n, name, value)
         if updated < len(rows):
-            logger.warning("notifications: %d of notifications %s were reclaimed before being recorded as sent", len(rows) - updated, pks)
+            logger.warning(
+                "notifications: %d of notifications %s were reclaimed before being recorded as sent",
+                len(rows) - updated,
+                pks,
+            )
         return updated
 
     def give_back(self, rows, now):
         """Claimed rows not sent after all: due again at `now`, their attempt returned, in one
         UPDATE (only those still held under their claim token)."""
         tokens = {n.claim_token for n in rows}
-        held = self.filter(pk__in=[n.pk for n in rows], claim_token__in=tokens, status=Notification.Status.PENDING)
+        held = self.filter(
+            pk__in=[n.pk for n in rows], claim_token__in=tokens, status=Notification.Status.PENDING
+        )
         return held.update(attempts=Greatest(F("attempts") - 1, Value(0)), next_attempt_at=now)
 
     def expire_exhausted(self, now):
         """Rows whose every attempt was claimed but never answered (the sender died mid-send)."""
         rows = self.due(now).filter(attempts__gte=MAX_ATTEMPTS)
         for n in rows.select_related("chat"):
-            n._finish(Notification.Status.DEAD, f"no outcome recorded after {n.attempts} attempts (sender crashed?)")
-            logger.error("notifications: notification %s to chat %s (ad %s) is dead: %s", n.pk, n.chat.chat_id, n.ad_id, n.last_error)
+            n._finish(
+                Notification.Status.DEAD,
+                f"no outcome recorded after {n.attempts} attempts (sender crashed?)",
+            )
+            logger.error(
+                "notifications: notification %s to chat %s (ad %s) is dead: %s",
+                n.pk,
+                n.chat.chat_id,
+                n.ad_id,
+                n.last_error,
+            )
 
     def cancel_for_inactive_chats(self):
         """Cancels the pending rows of blocked and stopped chats; returns how many. The chats are
         read first (a small table): as one joined UPDATE, PostgreSQL looked up the chat of every
         pending row (10 ms a sending round at 1,000 due rows, bench/history.py)."""
-        gone = TelegramChat.objects.filter(status__in=[TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED])
+        gone = TelegramChat.objects.filter(
+            status__in=[TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED]
+        )
         chat_pks = list(gone.values_list("pk", flat=True))
         rows = self.pending().filter(chat_id__in=chat_pks)
-        return rows.update(status=Notification.Status.CANCELLED, last_error="chat not active") if chat_pks else 0
+        return (
+            rows.update(status=Notification.Status.CANCELLED, last_error="chat not active")
+            if chat_pks
+            else 0
+        )
 
 
 class Notification(models.Model):
@@ -159,7 +238,8 @@ class Notification(models.Model):
         NEW = "new", _("new ad")
         PRICE_DROP = "price_drop", _("price drop")
         ALERT = "alert", _("admin alert")
-        # The message a chat gets when an admin approves it (not an alert: /health does not count it).
+        # The message a chat gets when an admin approves it (not an alert: /health does not count
+        # it).
         WELCOME = "welcome", _("welcome")
 
     class Status(models.TextChoices):
@@ -169,21 +249,41 @@ class Notification(models.Model):
         CANCELLED = "cancelled", _("cancelled")
 
     # No index of its own: notification_chat_idx (chat, status) serves lookups by chat.
-    chat = models.ForeignKey(TelegramChat, verbose_name=_("chat"), on_delete=models.CASCADE, related_name="notifications", db_index=False)
+    chat = models.ForeignKey(
+        TelegramChat,
+        verbose_name=_("chat"),
+        on_delete=models.CASCADE,
+        related_name="notifications",
+        db_index=False,
+    )
     ad = models.ForeignKey(
-        "tracker.Ad", verbose_name=_("ad"), null=True, blank=True, on_delete=models.CASCADE, related_name="notifications"
+        "tracker.Ad",
+        verbose_name=_("ad"),
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="notifications",
     )
     keyword = models.ForeignKey(
-        "tracker.Keyword", verbose_name=_("keyword"), null=True, blank=True, on_delete=models.SET_NULL, related_name="notifications"
+        "tracker.Keyword",
+        verbose_name=_("keyword"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="notifications",
     )
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     # The ad's price when the row was written (NULL: price on request).
     price = models.DecimalField(_("price"), max_digits=12, decimal_places=2, null=True, blank=True)
-    old_price = models.DecimalField(_("old price"), max_digits=12, decimal_places=2, null=True, blank=True)
+    old_price = models.DecimalField(
+        _("old price"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
     # For admin alerts: the message and a key that makes each alert unique.
     text = models.TextField(_("text"), blank=True, default="")
     alert_key = models.CharField(_("alert key"), max_length=200, blank=True, default="")
-    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.PENDING)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.PENDING
+    )
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     next_attempt_at = models.DateTimeField(_("next attempt"), default=timezone.now)
     last_error = models.TextField(_("last error"), blank=True, default="")
@@ -235,17 +335,24 @@ class Notification(models.Model):
         ]
 
     def __str__(self):
-        # Not get_kind_display(), which hashes every choice's lazy label: the admin names every listed row.
+        # Not get_kind_display(), which hashes every choice's lazy label: the admin names every
+        # listed row.
         return f"{KIND_LABELS.get(self.kind, self.kind)} → {self.chat} ({self.status})"
 
     def _finish(self, status, error="", **fields):
         """Records an outcome, but only while this row is still ours (our claim token)."""
         fields.update(status=status, last_error=error[:2000])
-        updated = Notification.objects.filter(pk=self.pk, claim_token=self.claim_token).update(**fields)
+        updated = Notification.objects.filter(pk=self.pk, claim_token=self.claim_token).update(
+            **fields
+        )
         for name, value in fields.items():
             setattr(self, name, value)
         if not updated:
-            logger.warning("notifications: notification %s was reclaimed before its outcome (%s) was recorded", self.pk, status)
+            logger.warning(
+                "notifications: notification %s was reclaimed before its outcome (%s) was recorded",
+                self.pk,
+                status,
+            )
         return bool(updated)
 
     def mark_failed(self, error, now=None):
@@ -279,7 +386,9 @@ class Notification(models.Model):
         """Telegram's flood control (429): wait as told; this attempt does not count."""
         now = now or timezone.now()
         retry_at = now + timedelta(seconds=seconds)
-        return self._finish(self.Status.PENDING, error, next_attempt_at=retry_at, attempts=max(self.attempts - 1, 0))
+        return self._finish(
+            self.Status.PENDING, error, next_attempt_at=retry_at, attempts=max(self.attempts - 1, 0)
+        )
 
     def retry_now(self):
         """Operator action: a dead or pending row gets a fresh set of attempts, due now."""

@@ -36,14 +36,17 @@ class QuietHours(models.Model):
         max_length=ZONE_MAX,
         blank=True,
         default="",
-        help_text=gettext_lazy("For the quiet hours: an IANA name such as Europe/Berlin; empty: the server's TIME_ZONE."),
+        help_text=gettext_lazy(
+            "For the quiet hours: an IANA name such as Europe/Berlin; empty: the server's TIME_ZONE."
+        ),
     )
 
     class Meta:
         abstract = True
         constraints = [
             models.CheckConstraint(
-                condition=Q(quiet_start__isnull=True, quiet_end__isnull=True) | Q(quiet_start__isnull=False, quiet_end__isnull=False),
+                condition=Q(quiet_start__isnull=True, quiet_end__isnull=True)
+                | Q(quiet_start__isnull=False, quiet_end__isnull=False),
                 name="chat_quiet_hours_complete",
             ),
         ]
@@ -53,9 +56,13 @@ class QuietHours(models.Model):
         if (self.quiet_start is None) != (self.quiet_end is None):
             raise ValidationError(_("Set both ends of the quiet hours, or neither."))
         if self.quiet_start is not None and self.quiet_start == self.quiet_end:
-            raise ValidationError({"quiet_end": _("Quiet hours must end at another time than they start.")})
+            raise ValidationError(
+                {"quiet_end": _("Quiet hours must end at another time than they start.")}
+            )
         if self.time_zone and zone_or_none(self.time_zone) is None:
-            message = _("Unknown time zone “%(zone)s”: use an IANA name such as Europe/Berlin.") % {"zone": self.time_zone}
+            message = _("Unknown time zone “%(zone)s”: use an IANA name such as Europe/Berlin.") % {
+                "zone": self.time_zone
+            }
             raise ValidationError({"time_zone": message})
 
     @property
@@ -84,7 +91,8 @@ class QuietHours(models.Model):
         return datetime.combine(end_day, end, tzinfo=self.zone).astimezone(UTC)
 
     def set_quiet_hours(self, start, end, time_zone=None, now=None):
-        """/quiet and the admin: new window (None, None: off); `time_zone` an IANA name (None: keep).
+        """/quiet and the admin: new window (None, None: off); `time_zone` an IANA name (None:
+        keep).
 
         Rows held for the old window (next_attempt_at = its end, exactly) are due again at
         once; the next hold step holds them anew if the new window still covers `now`.
@@ -102,4 +110,9 @@ class QuietHours(models.Model):
         """Makes the rows held until `old_end` due now (a window end is a whole minute: no retry lands on it)."""
         if old_end is None or old_end <= now:
             return 0
-        return self.notifications.pending().filter(next_attempt_at=old_end).exclude(kind="alert").update(next_attempt_at=now)
+        return (
+            self.notifications.pending()
+            .filter(next_attempt_at=old_end)
+            .exclude(kind="alert")
+            .update(next_attempt_at=now)
+        )

@@ -17,12 +17,25 @@ class Subscription(models.Model):
         BELOW = "below", _("only at or below a target price")
 
     # No index of its own: subscription_unique (chat, keyword) serves lookups by chat.
-    chat = models.ForeignKey(TelegramChat, verbose_name=_("chat"), on_delete=models.CASCADE, related_name="subscriptions", db_index=False)
-    keyword = models.ForeignKey("tracker.Keyword", verbose_name=_("keyword"), on_delete=models.CASCADE, related_name="subscriptions")
+    chat = models.ForeignKey(
+        TelegramChat,
+        verbose_name=_("chat"),
+        on_delete=models.CASCADE,
+        related_name="subscriptions",
+        db_index=False,
+    )
+    keyword = models.ForeignKey(
+        "tracker.Keyword",
+        verbose_name=_("keyword"),
+        on_delete=models.CASCADE,
+        related_name="subscriptions",
+    )
     # "Mute this keyword" from a notification's button.
     muted_until = models.DateTimeField(_("muted until"), null=True, blank=True)
     # Which price drops this chat hears of (`/subscribe 12 drop 10%`, `/subscribe 12 below 500`).
-    drop_rule = models.CharField(_("price drops"), max_length=16, choices=DropRule.choices, default=DropRule.EVERY)
+    drop_rule = models.CharField(
+        _("price drops"), max_length=16, choices=DropRule.choices, default=DropRule.EVERY
+    )
     drop_value = models.DecimalField(
         _("drop value"),
         max_digits=12,
@@ -39,12 +52,19 @@ class Subscription(models.Model):
         verbose_name_plural = _("subscriptions")
         constraints = [
             models.UniqueConstraint(fields=["chat", "keyword"], name="subscription_unique"),
-            models.CheckConstraint(condition=Q(drop_rule="every") | Q(drop_value__gt=0), name="subscription_drop_rule_has_value"),
+            models.CheckConstraint(
+                condition=Q(drop_rule="every") | Q(drop_value__gt=0),
+                name="subscription_drop_rule_has_value",
+            ),
         ]
         indexes = [
             # The sender asks "is this row's keyword muted in its chat?" once per due row;
             # this index holds only the few muted subscriptions, so each answer is one look.
-            models.Index(fields=["chat", "keyword"], condition=Q(muted_until__isnull=False), name="subscription_muted_idx"),
+            models.Index(
+                fields=["chat", "keyword"],
+                condition=Q(muted_until__isnull=False),
+                name="subscription_muted_idx",
+            ),
         ]
 
     def __str__(self):
@@ -64,7 +84,9 @@ class Subscription(models.Model):
 
     def describe_rule(self):
         if self.drop_rule == self.DropRule.PERCENT:
-            return gettext("drops of at least %(value)s %%") % {"value": f"{self.drop_value.normalize():f}"}
+            return gettext("drops of at least %(value)s %%") % {
+                "value": f"{self.drop_value.normalize():f}"
+            }
         if self.drop_rule == self.DropRule.BELOW:
             return gettext("drops to %(price)s or less") % {"price": format_price(self.drop_value)}
         return gettext("every drop")

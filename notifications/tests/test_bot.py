@@ -46,7 +46,10 @@ def buttons(markup):
 
 def test_startup_deletes_webhook_sets_menus_and_seeds_admins(bot):
     assert bot.server.webhook_deletes >= 1
-    assert "stats" not in bot.server.commands["default"] and "keywords" in bot.server.commands["default"]
+    assert (
+        "stats" not in bot.server.commands["default"]
+        and "keywords" in bot.server.commands["default"]
+    )
     assert {"stats", "health"} <= set(bot.server.commands[f"chat:{ADMIN}"])
     admin = chat(ADMIN)
     assert admin.is_admin and admin.status == TelegramChat.Status.ACTIVE
@@ -87,7 +90,11 @@ def test_admin_approves_with_the_button(bot):
     welcome = approved.notifications.get()
     assert welcome.kind == Notification.Kind.WELCOME and "approved" in welcome.text
     [edit] = bot.server.edits
-    assert edit["method"] == "editMessageText" and edit["message_id"] == 77 and "approved" in edit["text"]
+    assert (
+        edit["method"] == "editMessageText"
+        and edit["message_id"] == 77
+        and "approved" in edit["text"]
+    )
     assert bot.press(ADMIN, "approve:702")["text"].endswith("active already.")
 
 
@@ -141,13 +148,19 @@ def test_stranger_gets_only_the_registration_reply(bot, text):
         (TelegramChat.Status.STOPPED, access.STOPPED_TEXT),
     ],
 )
-@pytest.mark.parametrize("text", ["/keywords", "/subscribe 1", "/mute", "/status", "/stats", "/nonsense", "hi"])
+@pytest.mark.parametrize(
+    "text", ["/keywords", "/subscribe 1", "/mute", "/status", "/stats", "/nonsense", "hi"]
+)
 def test_inactive_chat_gets_only_the_registration_reply(bot, status, expected, text):
     make_keyword(pk=1)
     make_chat(chat_id=710, status=status, is_admin=True)
     [reply] = bot.send(710, text)
     assert expected in reply
-    assert not Subscription.objects.exists() and chat(710).muted_until is None and chat(710).status == status
+    assert (
+        not Subscription.objects.exists()
+        and chat(710).muted_until is None
+        and chat(710).status == status
+    )
 
 
 @pytest.mark.parametrize("data", ["sub:1", "mutekw:1", "snooze:3600", "approve:1"])
@@ -155,7 +168,10 @@ def test_stranger_pressing_a_button_changes_nothing(bot, data):
     make_keyword(pk=1)
     answer = bot.press(STRANGER, data)
     assert answer["text"].startswith("👋 This is Lago") and answer["show_alert"]
-    assert not TelegramChat.objects.filter(chat_id=STRANGER).exists() and not Subscription.objects.exists()
+    assert (
+        not TelegramChat.objects.filter(chat_id=STRANGER).exists()
+        and not Subscription.objects.exists()
+    )
 
 
 def test_group_messages_that_are_not_commands_get_no_reply_from_a_pending_group(bot):
@@ -173,7 +189,9 @@ def member(bot):
 
 
 def test_help_lists_commands_and_admin_commands_only_for_admins(bot, member):
-    assert "/subscribe" in bot.reply(ALLOWED, "/help") and "/stats" not in bot.reply(ALLOWED, "/help")
+    assert "/subscribe" in bot.reply(ALLOWED, "/help") and "/stats" not in bot.reply(
+        ALLOWED, "/help"
+    )
     assert "/stats" in bot.reply(ADMIN, "/help")
 
 
@@ -233,7 +251,9 @@ def test_subscribe_buttons_toggle_and_refresh_the_keyboard(bot, member):
     assert bot.press(ALLOWED, f"sub:{keyword.pk}", message_id=5)["text"].startswith("✅ Subscribed")
     assert Subscription.objects.filter(chat=member, keyword=keyword).exists()
     edit = bot.server.edits[-1]
-    assert edit["method"] == "editMessageReplyMarkup" and buttons(edit["reply_markup"]) == [f"unsub:{keyword.pk}"]
+    assert edit["method"] == "editMessageReplyMarkup" and buttons(edit["reply_markup"]) == [
+        f"unsub:{keyword.pk}"
+    ]
     bot.press(ALLOWED, f"unsub:{keyword.pk}", message_id=5)
     assert not Subscription.objects.exists()
 
@@ -312,7 +332,10 @@ def test_add_creates_an_inactive_keyword_and_alerts_admins(bot, member, settings
 
     keyword = Keyword.objects.get(query="rennrad <carbon>")
     assert not keyword.is_active
-    assert Notification.objects.get(chat__chat_id=ADMIN, kind=Notification.Kind.ALERT).alert_key == f"keyword-proposed:{keyword.pk}"
+    assert (
+        Notification.objects.get(chat__chat_id=ADMIN, kind=Notification.Kind.ALERT).alert_key
+        == f"keyword-proposed:{keyword.pk}"
+    )
 
 
 # --- admin commands -----------------------------------------------------------------------
@@ -386,12 +409,16 @@ def test_sent_notification_carries_buttons_that_work(bot, member):
     with_keyword, without = bot.server.messages[-2:]
     assert buttons(with_keyword["reply_markup"]) == [f"mutekw:{sub.keyword_id}", "snooze:3600"]
     assert buttons(without["reply_markup"]) == ["snooze:3600"]
-    bot.press(ALLOWED, buttons(with_keyword["reply_markup"])[0], message_id=with_keyword["message_id"])
+    bot.press(
+        ALLOWED, buttons(with_keyword["reply_markup"])[0], message_id=with_keyword["message_id"]
+    )
     sub.refresh_from_db()
     assert sub.muted_until == MUTED_FOREVER
 
 
-def test_handler_errors_are_logged_with_the_update_and_the_chat_is_told(bot, member, monkeypatch, caplog):
+def test_handler_errors_are_logged_with_the_update_and_the_chat_is_told(
+    bot, member, monkeypatch, caplog
+):
     class Broken:
         class objects:
             @staticmethod
@@ -401,8 +428,16 @@ def test_handler_errors_are_logged_with_the_update_and_the_chat_is_told(bot, mem
     monkeypatch.setattr(services, "Keyword", Broken)
     [reply] = bot.send(ALLOWED, "/keywords")
     assert "Something went wrong" in reply
-    [record] = [r for r in caplog.records if r.name == "notifications.bot.handlers" and r.levelname == "ERROR"]
-    assert "'keywords'" in record.getMessage() and f"chat {ALLOWED}" in record.getMessage() and "database on fire" in record.getMessage()
+    [record] = [
+        r
+        for r in caplog.records
+        if r.name == "notifications.bot.handlers" and r.levelname == "ERROR"
+    ]
+    assert (
+        "'keywords'" in record.getMessage()
+        and f"chat {ALLOWED}" in record.getMessage()
+        and "database on fire" in record.getMessage()
+    )
 
 
 def test_gate_fails_closed(bot, member, monkeypatch, caplog):

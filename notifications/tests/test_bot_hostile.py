@@ -41,13 +41,17 @@ def test_add_is_limited_per_chat_and_day(bot, member, settings):
     assert "is proposed" in bot.reply(ALLOWED, "/add two")
     assert "the most a chat may" in bot.reply(ALLOWED, "/add three")
     assert Keyword.objects.count() == 2
-    assert Notification.objects.filter(chat__chat_id=ADMIN, kind=Notification.Kind.ALERT).count() == 2
+    assert (
+        Notification.objects.filter(chat__chat_id=ADMIN, kind=Notification.Kind.ALERT).count() == 2
+    )
     # Another chat has its own allowance.
     make_chat(chat_id=601)
     assert "is proposed" in bot.reply(601, "/add four")
 
 
-@pytest.mark.parametrize("text", ["/subscribe ²", "/unsubscribe ²", "/subscribe ٣", "/subscribe 99999999999999999999999"])
+@pytest.mark.parametrize(
+    "text", ["/subscribe ²", "/unsubscribe ²", "/subscribe ٣", "/subscribe 99999999999999999999999"]
+)
 def test_unicode_digits_get_a_clear_reply(bot, member, text):
     reply = bot.reply(ALLOWED, text)
     assert "is not a keyword id" in reply or "no active keyword" in reply

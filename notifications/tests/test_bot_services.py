@@ -35,7 +35,12 @@ def test_access_for_unknown_chat_and_admin():
 def test_register_admin_from_settings(settings):
     settings.TELEGRAM_ADMIN_CHAT_IDS = [45]
     chat, outcome = TelegramChat.objects.register(45, "Ops")
-    assert outcome == "welcome" and chat.is_admin and chat.status == TelegramChat.Status.ACTIVE and chat.title == "Ops"
+    assert (
+        outcome == "welcome"
+        and chat.is_admin
+        and chat.status == TelegramChat.Status.ACTIVE
+        and chat.title == "Ops"
+    )
 
 
 def test_pending_registration_tells_every_active_admin_but_not_others():
@@ -54,4 +59,6 @@ def test_migrate_over_an_empty_placeholder_keeps_the_subscriptions():
     TelegramChat.objects.migrate(-5, -1005)
     assert TelegramChat.objects.get(chat_id=-1005).pk == old.pk
     assert sub.chat_id == old.pk and TelegramChat.objects.count() == 1
-    assert TelegramChat.objects.migrate(-5, -1005) is None  # the second half of Telegram's pair: nothing to do
+    assert (
+        TelegramChat.objects.migrate(-5, -1005) is None
+    )  # the second half of Telegram's pair: nothing to do

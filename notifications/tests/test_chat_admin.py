@@ -13,7 +13,9 @@ CHATS = reverse("admin:notifications_telegramchat_changelist")
 
 
 def act(client, action, *chats):
-    return client.post(CHATS, {"action": action, ACTION_CHECKBOX_NAME: [c.pk for c in chats]}, follow=True)
+    return client.post(
+        CHATS, {"action": action, ACTION_CHECKBOX_NAME: [c.pk for c in chats]}, follow=True
+    )
 
 
 def test_list_shows_status_badge_and_subscriptions_count(admin_client):
@@ -26,7 +28,10 @@ def test_list_shows_status_badge_and_subscriptions_count(admin_client):
 
 
 def test_approve_activates_pending_chats_only(admin_client):
-    pending, blocked = make_chat(status=TelegramChat.Status.PENDING), make_chat(status=TelegramChat.Status.BLOCKED)
+    pending, blocked = (
+        make_chat(status=TelegramChat.Status.PENDING),
+        make_chat(status=TelegramChat.Status.BLOCKED),
+    )
     response = act(admin_client, "approve", pending, blocked)
     assert "1 chat approved and welcomed; 1 were not pending." in response.content.decode()
     pending.refresh_from_db()
@@ -52,7 +57,14 @@ def test_notification_list_shows_badge_and_filters_by_kind(admin_client):
     html = admin_client.get(url).content.decode()
     assert '<span class="lago-badge lago-red">dead</span>' in html and "Forbidden" in html
     assert len(admin_client.get(url, {"kind__exact": "price_drop"}).context["cl"].result_list) == 0
-    assert len(admin_client.get(url, {"kind__exact": "new", "status__exact": "dead"}).context["cl"].result_list) == 1
+    assert (
+        len(
+            admin_client.get(url, {"kind__exact": "new", "status__exact": "dead"})
+            .context["cl"]
+            .result_list
+        )
+        == 1
+    )
 
 
 def test_approve_from_the_pending_filter_counts_right(admin_client):
@@ -66,6 +78,8 @@ def test_approve_from_the_pending_filter_counts_right(admin_client):
 
 def test_notification_page_is_read_only_without_internals(admin_client):
     n = make_notification(claim_token="secret-claim-token-123")
-    html = admin_client.get(reverse("admin:notifications_notification_change", args=[n.pk])).content.decode()
+    html = admin_client.get(
+        reverse("admin:notifications_notification_change", args=[n.pk])
+    ).content.decode()
     assert "secret-claim-token-123" not in html and "claim" not in html.lower()
     assert 'name="_save"' not in html and 'name="_continue"' not in html

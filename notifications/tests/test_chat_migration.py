@@ -59,4 +59,7 @@ def test_migration_onto_a_chat_with_subscriptions_keeps_both_and_still_delivers(
     assert [m["chat_id"] for m in telegram.messages] == [NEW]
     n.refresh_from_db()
     assert n.status == Notification.Status.SENT
-    assert sorted(TelegramChat.objects.values_list("pk", "chat_id")) == [(group.pk, OLD), (supergroup.pk, NEW)]
+    assert sorted(TelegramChat.objects.values_list("pk", "chat_id")) == [
+        (group.pk, OLD),
+        (supergroup.pk, NEW),
+    ]

@@ -40,7 +40,9 @@ def test_concurrent_workers_never_claim_the_same_row():
     def worker():
         barrier.wait()
         try:
-            won.extend(n.pk for row in rows for n in Notification.objects.claim(loaded(row), now, 120))
+            won.extend(
+                n.pk for row in rows for n in Notification.objects.claim(loaded(row), now, 120)
+            )
         finally:
             connection.close()
 

@@ -48,7 +48,14 @@ print("sent", process_queue())
 
 
 def run(code, env, **kw):
-    return subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        **kw,
+    )
 
 
 def outbox_row(db):
@@ -86,7 +93,12 @@ def test_killed_mid_send_ends_with_exactly_one_message(fake, tmp_path):
     fake.hang(seconds=60)
     victim = run(SEND, env)
     wait_for(lambda: outbox_row(db)[2], PATIENCE_S, "the sender to claim the row", proc=victim)
-    wait_for(lambda: any(r["method"] == "sendMessage" for r in fake.requests), PATIENCE_S, "the sender to reach Telegram", proc=victim)
+    wait_for(
+        lambda: any(r["method"] == "sendMessage" for r in fake.requests),
+        PATIENCE_S,
+        "the sender to reach Telegram",
+        proc=victim,
+    )
     victim.send_signal(signal.SIGKILL)
     victim.wait()
     assert fake.messages == []
@@ -111,11 +123,15 @@ def test_killed_mid_send_ends_with_exactly_one_message(fake, tmp_path):
         outputs.append(out)
         return outbox_row(db)[0] != "pending"
 
-    wait_for(next_run_delivers, PATIENCE_S, "a sender to deliver the row after its lease", interval=0.5)
+    wait_for(
+        next_run_delivers, PATIENCE_S, "a sender to deliver the row after its lease", interval=0.5
+    )
     assert b"sent 1" in outputs[-1]
     assert all(b"sent 0" in out for out in outputs[:-1])
 
     assert len(fake.messages) == 1
     status, attempts, _, _ = outbox_row(db)
     assert status == "sent"
-    assert attempts == 2  # the crashed claim counts as an attempt (documented in notifications/sender.py)
+    assert (
+        attempts == 2
+    )  # the crashed claim counts as an attempt (documented in notifications/sender.py)

@@ -28,7 +28,9 @@ def labels(markup):
 
 def drop(chat, keyword, price="187", old="250"):
     ad = make_ad(price=Decimal(price))
-    return make_notification(chat=chat, keyword=keyword, ad=ad, kind=Notification.Kind.PRICE_DROP, old_price=Decimal(old))
+    return make_notification(
+        chat=chat, keyword=keyword, ad=ad, kind=Notification.Kind.PRICE_DROP, old_price=Decimal(old)
+    )
 
 
 def test_drop_message_offers_rule_buttons_and_a_new_ad_does_not():
@@ -36,14 +38,23 @@ def test_drop_message_offers_rule_buttons_and_a_new_ad_does_not():
     markup = render(drop(sub.chat, sub.keyword)).reply_markup
     assert labels(markup)[2:] == ["Only −10 % or more", "Only ≤ € 180", "Every drop"]
     k = sub.keyword_id
-    assert [b.callback_data for row in markup.inline_keyboard for b in row][2:] == [f"rule:{k}:p10", f"rule:{k}:b180", f"rule:{k}:every"]
+    assert [b.callback_data for row in markup.inline_keyboard for b in row][2:] == [
+        f"rule:{k}:p10",
+        f"rule:{k}:b180",
+        f"rule:{k}:every",
+    ]
     new = make_notification(chat=sub.chat, keyword=sub.keyword)
     assert len(labels(render(new).reply_markup)) == 2
 
 
 def test_drop_of_an_ad_without_price_has_no_target_button():
     sub = make_subscription()
-    n = make_notification(chat=sub.chat, keyword=sub.keyword, ad=make_ad(price=Decimal("0.50")), kind=Notification.Kind.PRICE_DROP)
+    n = make_notification(
+        chat=sub.chat,
+        keyword=sub.keyword,
+        ad=make_ad(price=Decimal("0.50")),
+        kind=Notification.Kind.PRICE_DROP,
+    )
     assert "Only ≤" not in " ".join(labels(render(n).reply_markup))
 
 
@@ -73,7 +84,9 @@ def test_pressing_the_buttons_of_a_sent_drop_changes_the_rule(bot, member):
 
 
 def test_forged_button_for_a_keyword_the_chat_does_not_follow_changes_nothing(bot, member):
-    other = make_subscription(keyword=make_keyword(name="Secret"), drop_rule="below", drop_value=Decimal("50"))
+    other = make_subscription(
+        keyword=make_keyword(name="Secret"), drop_rule="below", drop_value=Decimal("50")
+    )
     answer = bot.press(ALLOWED, f"rule:{other.keyword_id}:every")
     assert answer["show_alert"] and "You do not follow this keyword" in answer["text"]
     assert "Secret" not in answer["text"]

@@ -14,7 +14,12 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
 def ad(price):
-    return ParsedAd(external_id="77", title="Rennrad", price=Decimal(price), url="https://www.willhaben.at/iad/object?adId=77")
+    return ParsedAd(
+        external_id="77",
+        title="Rennrad",
+        price=Decimal(price),
+        url="https://www.willhaben.at/iad/object?adId=77",
+    )
 
 
 def test_rules_decide_which_chats_get_a_drop_row():
@@ -23,7 +28,9 @@ def test_rules_decide_which_chats_get_a_drop_row():
     ten = make_subscription(keyword=keyword, drop_rule="percent", drop_value=Decimal("10")).chat
     thirty = make_subscription(keyword=keyword, drop_rule="percent", drop_value=Decimal("30")).chat
     below_ok = make_subscription(keyword=keyword, drop_rule="below", drop_value=Decimal("150")).chat
-    below_lower = make_subscription(keyword=keyword, drop_rule="below", drop_value=Decimal("100")).chat
+    below_lower = make_subscription(
+        keyword=keyword, drop_rule="below", drop_value=Decimal("100")
+    ).chat
     ingest_page(keyword, [ad("180")], source="willhaben", notify=False)
     ingest_page(keyword, [ad("150")], source="willhaben")  # -16.7 %
     got = set(Notification.objects.filter(kind="price_drop").values_list("chat_id", flat=True))
@@ -58,7 +65,12 @@ def test_subscribe_with_rules_by_id_and_by_name(bot, member):
 
 @pytest.mark.parametrize(
     "args,expected",
-    [("below cheap", "is not a number"), ("drop 10", "is not a percentage"), ("drop 100%", "never happens"), ("below -5", "positive")],
+    [
+        ("below cheap", "is not a number"),
+        ("drop 10", "is not a percentage"),
+        ("drop 100%", "never happens"),
+        ("below -5", "positive"),
+    ],
 )
 def test_bad_rules_are_explained_and_change_nothing(bot, member, args, expected):
     keyword = make_keyword()

@@ -42,7 +42,9 @@ def backend(request):
     """A connection of each backend that is never opened: only its `ops` and `features` are used."""
     settings_dict = copy.deepcopy(connection.settings_dict)
     settings_dict.update(ENGINE=ENGINES[request.param], NAME="offline", HOST="127.0.0.1", PORT="1")
-    wrapper = load_backend(settings_dict["ENGINE"]).DatabaseWrapper(settings_dict, alias=f"offline_{request.param}")
+    wrapper = load_backend(settings_dict["ENGINE"]).DatabaseWrapper(
+        settings_dict, alias=f"offline_{request.param}"
+    )
     assert wrapper.vendor == request.param
     yield wrapper
     assert wrapper.connection is None  # nothing here may open a connection
@@ -71,7 +73,11 @@ def test_ops_signatures_are_the_ones_fan_out_calls(backend):
 
 def test_field_preparation_api_fan_out_calls():
     empty = inspect.Parameter.empty
-    assert parameters(Field.get_db_prep_save) == [("self", empty), ("value", empty), ("connection", empty)]
+    assert parameters(Field.get_db_prep_save) == [
+        ("self", empty),
+        ("value", empty),
+        ("connection", empty),
+    ]
     assert parameters(Field.get_default) == [("self", empty)]
     assert OnConflict.IGNORE.value == "ignore"
 
@@ -112,9 +118,15 @@ def test_bulk_batch_size_keeps_statements_within_the_parameter_limit(backend):
 def test_statement_text_per_backend(backend):
     sql = insert_sql(backend.ops, TABLE, FIELDS, 2)
     if backend.vendor == "sqlite":
-        assert sql == f'INSERT OR IGNORE INTO "notifications_telegramchat" {COLUMNS} VALUES {ROW}, {ROW}'
+        assert (
+            sql
+            == f'INSERT OR IGNORE INTO "notifications_telegramchat" {COLUMNS} VALUES {ROW}, {ROW}'
+        )
     else:
-        assert sql == f'INSERT INTO "notifications_telegramchat" {COLUMNS} VALUES {ROW}, {ROW} ON CONFLICT DO NOTHING'
+        assert (
+            sql
+            == f'INSERT INTO "notifications_telegramchat" {COLUMNS} VALUES {ROW}, {ROW} ON CONFLICT DO NOTHING'
+        )
 
 
 def test_statement_is_what_bulk_create_ignore_conflicts_writes(backend):
@@ -130,7 +142,12 @@ def test_values_clause_is_bulk_insert_sqls(backend):
     ops = backend.ops
     values = ops.bulk_insert_sql(FIELDS, [["%s"] * len(FIELDS)] * 3)
     assert values == f"VALUES {ROW}, {ROW}, {ROW}"
-    parts = [ops.insert_statement(on_conflict=OnConflict.IGNORE), ops.quote_name(TABLE), COLUMNS, values]
+    parts = [
+        ops.insert_statement(on_conflict=OnConflict.IGNORE),
+        ops.quote_name(TABLE),
+        COLUMNS,
+        values,
+    ]
     parts.append(ops.on_conflict_suffix_sql(FIELDS, OnConflict.IGNORE, None, None))
     assert insert_sql(ops, TABLE, FIELDS, 3) == " ".join(p for p in parts if p)
 
@@ -142,7 +159,12 @@ def chat_rows(*chat_ids):
     now = timezone.now()
     given = {"status": TelegramChat.Status.ACTIVE, "created_at": now}
     return [
-        tuple(f.get_db_prep_save(chat_id if f.name == "chat_id" else given.get(f.name, f.get_default()), connection) for f in FIELDS)
+        tuple(
+            f.get_db_prep_save(
+                chat_id if f.name == "chat_id" else given.get(f.name, f.get_default()), connection
+            )
+            for f in FIELDS
+        )
         for chat_id in chat_ids
     ]
 
@@ -152,14 +174,19 @@ def test_rowcount_counts_only_new_rows():
     assert insert_ignoring_conflicts(connection, TABLE, FIELDS, chat_rows(1, 2, 3)) == 3
     assert insert_ignoring_conflicts(connection, TABLE, FIELDS, chat_rows(2, 3, 4)) == 1
     assert insert_ignoring_conflicts(connection, TABLE, FIELDS, chat_rows(4)) == 0
-    assert list(TelegramChat.objects.order_by("chat_id").values_list("chat_id", "status")) == [(i, "active") for i in (1, 2, 3, 4)]
+    assert list(TelegramChat.objects.order_by("chat_id").values_list("chat_id", "status")) == [
+        (i, "active") for i in (1, 2, 3, 4)
+    ]
     assert all(c.created_at.tzinfo is not None for c in TelegramChat.objects.all())
 
 
 @pytest.mark.django_db
 def test_rows_are_split_into_batches():
     with CaptureQueriesContext(connection) as ctx:
-        assert insert_ignoring_conflicts(connection, TABLE, FIELDS, chat_rows(*range(1, 6)), batch=2) == 5
+        assert (
+            insert_ignoring_conflicts(connection, TABLE, FIELDS, chat_rows(*range(1, 6)), batch=2)
+            == 5
+        )
     inserts = [q["sql"] for q in ctx.captured_queries if "notifications_telegramchat" in q["sql"]]
     assert len(inserts) == 3
     assert TelegramChat.objects.count() == 5
@@ -167,10 +194,15 @@ def test_rows_are_split_into_batches():
 
 @pytest.mark.django_db
 def test_backend_limit_caps_the_batch():
-    # SQLite's 999 parameters hold 999 // len(FIELDS) rows (124 of 8 columns); PostgreSQL has no limit of its own.
+    # SQLite's 999 parameters hold 999 // len(FIELDS) rows (124 of 8 columns); PostgreSQL has no
+    # limit of its own.
     per_statement = min(connection.ops.bulk_batch_size(FIELDS, [()] * 300), FAN_OUT_BATCH)
     with CaptureQueriesContext(connection) as ctx:
-        assert insert_ignoring_conflicts(connection, TABLE, FIELDS, chat_rows(*range(1, 301))) == 300
+        assert (
+            insert_ignoring_conflicts(connection, TABLE, FIELDS, chat_rows(*range(1, 301))) == 300
+        )
     inserts = [q for q in ctx.captured_queries if "notifications_telegramchat" in q["sql"]]
     assert len(inserts) == -(-300 // per_statement)
-    assert len(inserts) == (-(-300 // (SQLITE_MAX_PARAMS // len(FIELDS))) if connection.vendor == "sqlite" else 1)
+    assert len(inserts) == (
+        -(-300 // (SQLITE_MAX_PARAMS // len(FIELDS))) if connection.vendor == "sqlite" else 1
+    )

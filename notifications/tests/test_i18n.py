@@ -50,7 +50,14 @@ def test_price_drop_and_buttons_follow_the_chat_language(telegram):
     ]:
         chat = make_chat(language=language)
         ad = make_ad(price=Decimal("90"))
-        make_notification(chat=chat, ad=ad, keyword=make_keyword(), kind=Notification.Kind.PRICE_DROP, price=ad.price, old_price=100)
+        make_notification(
+            chat=chat,
+            ad=ad,
+            keyword=make_keyword(),
+            kind=Notification.Kind.PRICE_DROP,
+            price=ad.price,
+            old_price=100,
+        )
         assert process_queue() == 1
         message = telegram.messages[-1]
         assert message["text"].startswith(drop)
@@ -73,12 +80,23 @@ def test_help_is_german_by_default_and_english_for_an_english_chat(bot):
 def test_errors_answered_on_the_loop_follow_the_senders_language(bot):
     bot.send(ALLOWED, "/start")
     assert bot.reply(ALLOWED, "/nonsense") == "Unbekannter Befehl /nonsense. Versuch es mit /help."
-    assert bot.reply(ALLOWED, "/nonsense", language_code="en") == "Unknown command /nonsense. Try /help."
+    assert (
+        bot.reply(ALLOWED, "/nonsense", language_code="en")
+        == "Unknown command /nonsense. Try /help."
+    )
 
 
 @pytest.mark.parametrize(
     "code, expected",
-    [("en", "en"), ("en-US", "en"), ("de", "de-at"), ("de-AT", "de-at"), ("fr", "de-at"), (None, "de-at"), ("", "de-at")],
+    [
+        ("en", "en"),
+        ("en-US", "en"),
+        ("de", "de-at"),
+        ("de-AT", "de-at"),
+        ("fr", "de-at"),
+        (None, "de-at"),
+        ("", "de-at"),
+    ],
 )
 def test_chat_language_from_telegrams_language_code(code, expected):
     assert chat_language(code) == expected
@@ -102,18 +120,28 @@ def test_digest_header_names_its_keywords(telegram, settings):
         for keyword in (bike, ski, bike):
             make_notification(chat=chat, keyword=keyword)
     assert process_queue() == 6
-    assert telegram.texts(german.chat_id)[0].startswith("<b>📬 3 neue Anzeigen für fahrrad, ski</b>\n")
+    assert telegram.texts(german.chat_id)[0].startswith(
+        "<b>📬 3 neue Anzeigen für fahrrad, ski</b>\n"
+    )
     assert telegram.texts(english.chat_id)[0].startswith("<b>📬 3 new ads for fahrrad, ski</b>\n")
 
 
 def test_welcome_has_its_own_kind_and_is_rendered_in_the_chats_language(telegram):
-    chats = [make_chat(status=TelegramChat.Status.PENDING), make_chat(status=TelegramChat.Status.PENDING, language="en")]
+    chats = [
+        make_chat(status=TelegramChat.Status.PENDING),
+        make_chat(status=TelegramChat.Status.PENDING, language="en"),
+    ]
     for chat in chats:
         assert chat.approve()
     welcomes = Notification.objects.filter(kind=Notification.Kind.WELCOME)
-    assert welcomes.count() == 2 and not Notification.objects.filter(kind=Notification.Kind.ALERT).exists()
+    assert (
+        welcomes.count() == 2
+        and not Notification.objects.filter(kind=Notification.Kind.ALERT).exists()
+    )
     assert process_queue() == 2
-    assert telegram.texts(chats[0].chat_id)[0].startswith("✅ Ein Admin hat diesen Chat freigegeben")
+    assert telegram.texts(chats[0].chat_id)[0].startswith(
+        "✅ Ein Admin hat diesen Chat freigegeben"
+    )
     assert telegram.texts(chats[1].chat_id)[0].startswith("✅ An admin approved this chat")
 
 
@@ -122,7 +150,9 @@ def test_notification_admin_filters_by_the_welcome_kind(admin_client):
     chat.approve()
     page = admin_client.get("/admin/notifications/notification/").content.decode()
     assert "Willkommen" in page and "Admin-Meldung" in page
-    page = admin_client.get("/admin/notifications/notification/?kind__exact=welcome").content.decode()
+    page = admin_client.get(
+        "/admin/notifications/notification/?kind__exact=welcome"
+    ).content.decode()
     assert "1 Benachrichtigung" in page
 
 

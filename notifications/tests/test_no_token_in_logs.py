@@ -40,7 +40,9 @@ def only_capture_handlers(monkeypatch, caplog):
     """The console handler's filter redacts records in place; without it the records
     caplog sees prove that redaction happens for *every* handler, not just ours."""
     root = logging.getLogger()
-    monkeypatch.setattr(root, "handlers", [h for h in root.handlers if isinstance(h, type(caplog.handler))])
+    monkeypatch.setattr(
+        root, "handlers", [h for h in root.handlers if isinstance(h, type(caplog.handler))]
+    )
 
 
 def test_no_record_contains_the_token_on_any_path(secret_server, caplog, time_machine, monkeypatch):
@@ -60,7 +62,9 @@ def test_no_record_contains_the_token_on_any_path(secret_server, caplog, time_ma
 
     steps = [
         lambda: secret_server.fail(500, times=1),
-        lambda: secret_server.fail(429, "Too Many Requests: retry after 1", parameters={"retry_after": 1}),
+        lambda: secret_server.fail(
+            429, "Too Many Requests: retry after 1", parameters={"retry_after": 1}
+        ),
         lambda: secret_server.hang(seconds=2),
         lambda: secret_server.parse_error(times=2),
         lambda: setattr(secret_server, "down", True),
@@ -75,7 +79,9 @@ def test_no_record_contains_the_token_on_any_path(secret_server, caplog, time_ma
     time_machine.shift(timedelta(hours=1))
     process_queue()
 
-    assert any(r.name.startswith("httpx") for r in caplog.records), "httpx request logs were not captured"
+    assert any(r.name.startswith("httpx") for r in caplog.records), (
+        "httpx request logs were not captured"
+    )
     assert any("[redacted]" in r.getMessage() for r in caplog.records)
     leaks = [rendered(r) for r in caplog.records if TOKEN in rendered(r)]
     assert leaks == []

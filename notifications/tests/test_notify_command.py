@@ -45,7 +45,9 @@ def test_admin_alert_reaches_each_admin_chat_once(telegram):
     assert enqueue_admin_alert("zero-results:7", "Keyword <rtx> found nothing for 24 h") == 1
     assert enqueue_admin_alert("zero-results:7", "again") == 0
     call_command("notify")
-    assert [(m["chat_id"], m["text"]) for m in telegram.messages] == [(admin_chat.chat_id, "Keyword &lt;rtx&gt; found nothing for 24 h")]
+    assert [(m["chat_id"], m["text"]) for m in telegram.messages] == [
+        (admin_chat.chat_id, "Keyword &lt;rtx&gt; found nothing for 24 h")
+    ]
 
 
 def test_notify_dry_run_prints_each_text_in_its_chats_language(telegram, capsys):

@@ -49,7 +49,9 @@ def test_arrival_pushes_the_chat_slot(store):
 def test_a_reservation_carries_the_previous_answers_arrival(store):
     assert store.reserve(1, BOT, CHAT, 60).busy is None
     assert store.reserve(2, BOT, CHAT, 60, arrived=(1, 3.05)).busy is None
-    assert store.reserve(1, BOT, CHAT, 60).wait > 2.5  # chat 1 counts from its answer, as after record()
+    assert (
+        store.reserve(1, BOT, CHAT, 60).wait > 2.5
+    )  # chat 1 counts from its answer, as after record()
 
 
 def test_retry_after_holds_the_whole_bot(store):

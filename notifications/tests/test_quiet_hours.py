@@ -64,7 +64,9 @@ def test_window_keeps_wall_clock_hours_over_dst_changes():
     # Spring forward (29 March 2026, 02:00 → 03:00): 07:00 CEST is 05:00 UTC.
     assert chat.quiet_ends_at(local(2026, 3, 28, 23, 0)) == datetime(2026, 3, 29, 5, 0, tzinfo=UTC)
     # Fall back (25 October 2026, 03:00 → 02:00): 07:00 CET is 06:00 UTC.
-    assert chat.quiet_ends_at(local(2026, 10, 24, 23, 0)) == datetime(2026, 10, 25, 6, 0, tzinfo=UTC)
+    assert chat.quiet_ends_at(local(2026, 10, 24, 23, 0)) == datetime(
+        2026, 10, 25, 6, 0, tzinfo=UTC
+    )
 
 
 def test_window_follows_the_chats_time_zone():
@@ -72,7 +74,9 @@ def test_window_follows_the_chats_time_zone():
     # 23:00 in Vienna is 17:00 in New York: not quiet there.
     assert chat.quiet_ends_at(local(2026, 6, 10, 23, 0)) is None
     ny = ZoneInfo("America/New_York")
-    assert chat.quiet_ends_at(local(2026, 6, 10, 23, 0, zone=ny)) == local(2026, 6, 11, 7, 0, zone=ny)
+    assert chat.quiet_ends_at(local(2026, 6, 10, 23, 0, zone=ny)) == local(
+        2026, 6, 11, 7, 0, zone=ny
+    )
 
 
 @pytest.mark.parametrize(
@@ -99,7 +103,11 @@ def test_message_due_at_night_waits_and_comes_at_seven(telegram, time_machine):
     n = make_notification(chat=chat)
     assert process_queue() == 0
     n = refreshed(n)
-    assert (n.status, n.attempts, n.next_attempt_at) == (Notification.Status.PENDING, 0, local(2026, 6, 11, 7, 0))
+    assert (n.status, n.attempts, n.next_attempt_at) == (
+        Notification.Status.PENDING,
+        0,
+        local(2026, 6, 11, 7, 0),
+    )
     time_machine.move_to(local(2026, 6, 11, 6, 59), tick=False)
     assert process_queue() == 0
     time_machine.move_to(local(2026, 6, 11, 7, 0), tick=False)
@@ -128,7 +136,13 @@ def test_other_chats_and_admin_alerts_are_not_held(telegram, time_machine):
     time_machine.move_to(local(2026, 6, 10, 23, 0), tick=False)
     quiet = make_chat(quiet_start=time(22), quiet_end=time(7))
     make_notification(chat=make_chat())
-    make_notification(chat=quiet, ad=None, kind=Notification.Kind.ALERT, alert_key="zero-results:1", text="Keyword 1: no ads")
+    make_notification(
+        chat=quiet,
+        ad=None,
+        kind=Notification.Kind.ALERT,
+        alert_key="zero-results:1",
+        text="Keyword 1: no ads",
+    )
     assert process_queue() == 2
     assert hold(timezone.now()) == 0
 
@@ -156,7 +170,11 @@ def test_quiet_sets_shows_and_turns_off(bot, member):
     assert (member.quiet_start, member.quiet_end, member.time_zone) == (time(22), time(7), "")
     assert "22:30–07:00 (Europe/Berlin)" in bot.reply(ALLOWED, "/quiet 22:30-07:00 Europe/Berlin")
     member.refresh_from_db()
-    assert (member.quiet_start, member.quiet_end, member.time_zone) == (time(22, 30), time(7), "Europe/Berlin")
+    assert (member.quiet_start, member.quiet_end, member.time_zone) == (
+        time(22, 30),
+        time(7),
+        "Europe/Berlin",
+    )
     assert "22:30–07:00 (Europe/Berlin)" in bot.reply(ALLOWED, "/quiet")
     assert "off" in bot.reply(ALLOWED, "/quiet off")
     member.refresh_from_db()
@@ -183,7 +201,10 @@ def test_bad_quiet_input_is_explained_and_changes_nothing(bot, member, args, exp
 
 def test_quiet_off_releases_held_messages(bot, member):
     now = timezone.localtime()
-    start, end = (now - timedelta(hours=2)).time().replace(second=0, microsecond=0), (now + timedelta(hours=2)).time()
+    start, end = (
+        (now - timedelta(hours=2)).time().replace(second=0, microsecond=0),
+        (now + timedelta(hours=2)).time(),
+    )
     member.set_quiet_hours(start, end.replace(second=0, microsecond=0))
     n = make_notification(chat=member)
     assert process_queue() == 0
@@ -223,15 +244,32 @@ def change_chat(client, chat, **fields):
 
 def test_admin_validates_quiet_hours_and_time_zone(admin_client):
     chat = make_chat()
-    response = change_chat(admin_client, chat, quiet_start="22:00", quiet_end="07:00", time_zone="Mars/Olympus")
-    assert response.status_code == 200 and "Unknown time zone “Mars/Olympus”" in response.content.decode()
+    response = change_chat(
+        admin_client, chat, quiet_start="22:00", quiet_end="07:00", time_zone="Mars/Olympus"
+    )
+    assert (
+        response.status_code == 200
+        and "Unknown time zone “Mars/Olympus”" in response.content.decode()
+    )
     response = change_chat(admin_client, chat, quiet_start="22:00")
-    assert response.status_code == 200 and "Set both ends of the quiet hours, or neither." in response.content.decode()
+    assert (
+        response.status_code == 200
+        and "Set both ends of the quiet hours, or neither." in response.content.decode()
+    )
     chat.refresh_from_db()
     assert (chat.quiet_start, chat.time_zone) == (None, "")
-    assert change_chat(admin_client, chat, quiet_start="22:00", quiet_end="07:00", time_zone="Europe/Berlin").status_code == 302
+    assert (
+        change_chat(
+            admin_client, chat, quiet_start="22:00", quiet_end="07:00", time_zone="Europe/Berlin"
+        ).status_code
+        == 302
+    )
     chat.refresh_from_db()
-    assert (chat.quiet_start, chat.quiet_end, chat.time_zone) == (time(22), time(7), "Europe/Berlin")
+    assert (chat.quiet_start, chat.quiet_end, chat.time_zone) == (
+        time(22),
+        time(7),
+        "Europe/Berlin",
+    )
 
 
 def test_admin_turning_quiet_hours_off_releases_held_rows(admin_client, time_machine):

@@ -21,14 +21,22 @@ def english(settings):
 
 def relist(earlier_price, price, **earlier):
     when = dt.datetime(2025, 6, 1, 12, tzinfo=dt.UTC)
-    gone = make_ad(title="Cube <Aim>", price=earlier_price, published_at=when, gone_at=when + dt.timedelta(days=3), **earlier)
+    gone = make_ad(
+        title="Cube <Aim>",
+        price=earlier_price,
+        published_at=when,
+        gone_at=when + dt.timedelta(days=3),
+        **earlier,
+    )
     return make_ad(title="cube aim", price=price, relist_of=gone)
 
 
 def test_a_relist_names_itself_the_earlier_price_and_dates_escaped():
     n = make_notification(ad=relist(Decimal("180"), Decimal("150")), old_price=Decimal("180"))
     r = render(n)
-    assert r.plain.startswith("♻️ Relisted\ncube aim\n€ 150, earlier € 180 (−17%)\nListed before on 01.06.2025, gone on 04.06.2025")
+    assert r.plain.startswith(
+        "♻️ Relisted\ncube aim\n€ 150, earlier € 180 (−17%)\nListed before on 01.06.2025, gone on 04.06.2025"
+    )
     assert "<b>cube aim</b>" in r.html and "New ad" not in r.html
 
 

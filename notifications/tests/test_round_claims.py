@@ -18,7 +18,13 @@ pytestmark = pytest.mark.django_db
 
 
 def _claims(captured):
-    return [q["sql"] for q in captured if q["sql"].startswith(f'UPDATE "{Notification._meta.db_table}" SET attempts = attempts + 1')]
+    return [
+        q["sql"]
+        for q in captured
+        if q["sql"].startswith(
+            f'UPDATE "{Notification._meta.db_table}" SET attempts = attempts + 1'
+        )
+    ]
 
 
 def test_one_claim_takes_the_next_message_of_every_ready_chat(telegram):
@@ -26,7 +32,9 @@ def test_one_claim_takes_the_next_message_of_every_ready_chat(telegram):
     with CaptureQueriesContext(connection) as ctx:
         assert process_queue() == 5
     assert len(_claims(ctx.captured_queries)) == 1
-    assert {n.status for n in Notification.objects.filter(pk__in=[n.pk for n in rows])} == {Notification.Status.SENT}
+    assert {n.status for n in Notification.objects.filter(pk__in=[n.pk for n in rows])} == {
+        Notification.Status.SENT
+    }
     assert telegram.sent_twice() == 0
 
 
@@ -38,7 +46,11 @@ def test_no_more_is_claimed_ahead_than_the_round_may_send(telegram, settings):
     with CaptureQueriesContext(connection) as ctx:
         assert process_queue(limit=2) == 4
     assert Notification.objects.filter(status=Notification.Status.PENDING, attempts=0).count() == 6
-    updates = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith(f'UPDATE "{Notification._meta.db_table}"')]
+    updates = [
+        q["sql"]
+        for q in ctx.captured_queries
+        if q["sql"].startswith(f'UPDATE "{Notification._meta.db_table}"')
+    ]
     gave_back = [sql for sql in updates if "GREATEST" in sql or "MAX(" in sql]
     assert gave_back == []  # nothing was claimed only to be given back
 
@@ -54,7 +66,10 @@ def test_what_was_claimed_ahead_and_not_sent_is_given_back_uncharged(telegram):
     rows = {n.pk: n for n in Notification.objects.all()}
     assert sorted(n.attempts for n in rows.values()) == [0, 0, 1]
     given_back = [n for n in rows.values() if n.attempts == 0]
-    assert all(n.status == Notification.Status.PENDING and before <= n.next_attempt_at <= timezone.now() for n in given_back)
+    assert all(
+        n.status == Notification.Status.PENDING and before <= n.next_attempt_at <= timezone.now()
+        for n in given_back
+    )
 
 
 def _plan(*chats):
@@ -62,7 +77,9 @@ def _plan(*chats):
     for chat in chats:
         n = make_notification(chat=chat)
         plan[chat.chat_id] = deque([Unit(chat.chat_id, [n.pk])])
-    rows = Notification.objects.load_for_sending([u.pks[0] for units in plan.values() for u in units])
+    rows = Notification.objects.load_for_sending(
+        [u.pks[0] for units in plan.values() for u in units]
+    )
     for units in plan.values():
         units[0].rows = [rows[units[0].pks[0]]]
     return plan
@@ -76,7 +93,9 @@ def test_a_claim_too_old_for_another_send_is_renewed_before_its_send(settings):
     assert claims.take(first, room=5) == first.rows
     old_token = second.rows[0].claim_token  # claimed ahead with the first
     assert old_token == first.rows[0].claim_token
-    second.claimed_at -= 120 - 10 - 4  # old enough that the lease could run out during one more send
+    second.claimed_at -= (
+        120 - 10 - 4
+    )  # old enough that the lease could run out during one more send
     [renewed] = claims.take(second, room=5)
     stored = Notification.objects.get(pk=renewed.pk)
     assert renewed.claim_token != old_token and stored.claim_token == renewed.claim_token

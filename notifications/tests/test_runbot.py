@@ -31,15 +31,27 @@ def test_runbot_polls_answers_beats_and_stops_cleanly_on_sigterm(telegram):
         LOG_LEVEL="DEBUG",
     )
     proc = subprocess.Popen(
-        [PYTHON, "manage.py", "runbot"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        [PYTHON, "manage.py", "runbot"],
+        env=env,
+        cwd=settings.BASE_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
-        wait_for(lambda: Heartbeat.objects.filter(name="bot").exists(), 60, "the bot heartbeat", proc=proc)
+        wait_for(
+            lambda: Heartbeat.objects.filter(name="bot").exists(),
+            60,
+            "the bot heartbeat",
+            proc=proc,
+        )
         assert telegram.webhook_deletes >= 1 and "keywords" in telegram.commands["default"]
         assert TelegramChat.objects.get(chat_id=500).is_admin
         telegram.push_message(600, "/start")
         wait_for(lambda: telegram.replies(600), 30, "the reply to /start", proc=proc)
-        assert "Willkommen bei Lago" in telegram.replies(600)[0]  # German by default (LANGUAGE_CODE de-at)
+        assert (
+            "Willkommen bei Lago" in telegram.replies(600)[0]
+        )  # German by default (LANGUAGE_CODE de-at)
         assert TelegramChat.objects.get(chat_id=600).status == TelegramChat.Status.ACTIVE
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -52,7 +64,9 @@ def test_runbot_polls_answers_beats_and_stops_cleanly_on_sigterm(telegram):
 
 @pytest.mark.django_db
 @pytest.mark.timeout(60)
-def test_runbot_with_a_revoked_token_exits_with_a_clear_message_without_the_token(telegram, capsys, caplog):
+def test_runbot_with_a_revoked_token_exits_with_a_clear_message_without_the_token(
+    telegram, capsys, caplog
+):
     telegram.fail(401, "Unauthorized", methods=None, times=None)
     with pytest.raises(CommandError, match="Telegram rejected TELEGRAM_BOT_TOKEN") as error:
         call_command("runbot", verbosity=0)

@@ -134,7 +134,9 @@ def test_retry_after_schedules_the_row_at_telegrams_delay(telegram):
     n = refreshed(n)
     assert n.status == Notification.Status.PENDING
     assert n.attempts == 0  # flood control is not the message's fault
-    assert before + timedelta(seconds=7) <= n.next_attempt_at <= timezone.now() + timedelta(seconds=7)
+    assert (
+        before + timedelta(seconds=7) <= n.next_attempt_at <= timezone.now() + timedelta(seconds=7)
+    )
     assert "Flood control" in n.last_error or "retry" in n.last_error.lower()
 
 
@@ -168,7 +170,10 @@ def test_muted_keyword_keeps_its_rows_pending(telegram):
     assert refreshed(n).status == Notification.Status.PENDING
 
 
-@pytest.mark.parametrize("status", [TelegramChat.Status.PENDING, TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED])
+@pytest.mark.parametrize(
+    "status",
+    [TelegramChat.Status.PENDING, TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED],
+)
 def test_chats_not_active_receive_nothing(telegram, status):
     make_notification(chat=make_chat(status=status))
     assert process_queue() == 0
@@ -176,7 +181,10 @@ def test_chats_not_active_receive_nothing(telegram, status):
 
 
 def test_a_round_cancels_only_the_pending_rows_of_blocked_and_stopped_chats(telegram):
-    gone = [make_notification(chat=make_chat(status=s)) for s in (TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED)]
+    gone = [
+        make_notification(chat=make_chat(status=s))
+        for s in (TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED)
+    ]
     waiting = make_notification(chat=make_chat(status=TelegramChat.Status.PENDING))
     sent = make_notification(chat=gone[0].chat, status=Notification.Status.SENT)
     assert process_queue() == 0
@@ -191,7 +199,9 @@ def test_sending_paused_without_token_keeps_rows_pending_and_warns(settings, cap
     n = make_notification()
     assert process_queue() == 0
     assert refreshed(n).status == Notification.Status.PENDING
-    warnings = [r for r in caplog.records if r.levelname == "WARNING" and "paused" in r.getMessage()]
+    warnings = [
+        r for r in caplog.records if r.levelname == "WARNING" and "paused" in r.getMessage()
+    ]
     assert len(warnings) == 1
 
 

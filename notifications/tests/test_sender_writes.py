@@ -24,7 +24,9 @@ def _digest_queries(rows):
         make_notification(chat=chat)
     with CaptureQueriesContext(connection) as ctx:
         assert process_queue() == rows
-    assert set(Notification.objects.filter(chat=chat).values_list("status", flat=True)) == {Notification.Status.SENT}
+    assert set(Notification.objects.filter(chat=chat).values_list("status", flat=True)) == {
+        Notification.Status.SENT
+    }
     table = Notification._meta.db_table
     ours = _ours(ctx)
     updates = [sql for sql in ours if sql.startswith(f'UPDATE "{table}"')]
@@ -58,13 +60,16 @@ def _ours(ctx):
     return [q["sql"] for q in ctx.captured_queries if not any(word in q["sql"] for word in pace)]
 
 
-def test_a_round_loads_and_claims_its_rows_once_and_writes_one_statement_per_message(telegram, settings):
+def test_a_round_loads_and_claims_its_rows_once_and_writes_one_statement_per_message(
+    telegram, settings
+):
     settings.NOTIFY_DIGEST_THRESHOLD = 3
     two = _round_queries(2, telegram)
     Notification.objects.all().delete()
     five = _round_queries(5, telegram)
     assert len(telegram.messages) == 7
-    # Each message: its "sent" mark; the rows, chats, ads and keywords are read and claimed once a round.
+    # Each message: its "sent" mark; the rows, chats, ads and keywords are read and claimed once a
+    # round.
     assert len(five) - len(two) == 3 * 1, five
 
 
@@ -78,7 +83,9 @@ def test_the_digest_query_reads_no_chat_row(telegram, settings):
             make_notification(chat=chat)
     with CaptureQueriesContext(connection) as ctx:
         assert process_queue() == 8
-    [digest_rows] = [q["sql"] for q in ctx.captured_queries if "ROW_NUMBER" in q["sql"] and "qualify" in q["sql"]]
+    [digest_rows] = [
+        q["sql"] for q in ctx.captured_queries if "ROW_NUMBER" in q["sql"] and "qualify" in q["sql"]
+    ]
     assert TelegramChat._meta.db_table not in digest_rows
 
 
@@ -90,9 +97,15 @@ def test_the_last_answer_of_a_round_reaches_the_pace_store_after_the_send(telegr
     with CaptureQueriesContext(connection) as ctx:
         assert process_queue() == 1
     statements = [q["sql"] for q in ctx.captured_queries]
-    sent = max(i for i, sql in enumerate(statements) if sql.startswith(f'UPDATE "{Notification._meta.db_table}" SET status'))
+    sent = max(
+        i
+        for i, sql in enumerate(statements)
+        if sql.startswith(f'UPDATE "{Notification._meta.db_table}" SET status')
+    )
     chat_key = f"{bot_key()}:{chat.chat_id}"
-    assert any(SendPace._meta.db_table in sql and chat_key in sql for sql in statements[sent + 1 :]), statements[sent:]
+    assert any(
+        SendPace._meta.db_table in sql and chat_key in sql for sql in statements[sent + 1 :]
+    ), statements[sent:]
 
 
 def test_a_claim_is_one_statement_and_returns_the_rows_current_attempts(django_assert_num_queries):
@@ -103,12 +116,22 @@ def test_a_claim_is_one_statement_and_returns_the_rows_current_attempts(django_a
         [claimed] = Notification.objects.claim([row], timezone.now(), 120)
     assert (claimed.attempts, claimed.last_error) == (3, "timed out")
     stored = Notification.objects.get(pk=n.pk)
-    assert (stored.attempts, stored.claim_token, stored.claimed_at) == (3, claimed.claim_token, claimed.claimed_at)
+    assert (stored.attempts, stored.claim_token, stored.claimed_at) == (
+        3,
+        claimed.claim_token,
+        claimed.claimed_at,
+    )
 
 
 def test_a_claim_leaves_rows_that_are_not_due_or_not_pending(django_assert_num_queries):
-    due, later, sent = make_notification(), make_notification(), make_notification(status=Notification.Status.SENT)
-    Notification.objects.filter(pk=later.pk).update(next_attempt_at=timezone.now() + timedelta(minutes=5))
+    due, later, sent = (
+        make_notification(),
+        make_notification(),
+        make_notification(status=Notification.Status.SENT),
+    )
+    Notification.objects.filter(pk=later.pk).update(
+        next_attempt_at=timezone.now() + timedelta(minutes=5)
+    )
     loaded = Notification.objects.load_for_sending([sent.pk, later.pk, due.pk])
     rows = [loaded[n.pk] for n in (sent, later, due)]
     assert [n.pk for n in Notification.objects.claim(rows, timezone.now(), 120)] == [due.pk]
@@ -119,10 +142,20 @@ def test_rows_loaded_for_sending_render_without_further_queries(django_assert_nu
     keyword = make_keyword(name="fahrrad")
     gone = make_ad(title="cube old", price=Decimal("500"), gone_at=timezone.now())
     rows = [
-        make_notification(keyword=keyword, ad=make_ad(image_url="https://img.example/1.jpg", location="Wien", postcode="1010")),
-        make_notification(keyword=keyword, kind=Notification.Kind.PRICE_DROP, price=Decimal("90"), old_price=Decimal("100")),
+        make_notification(
+            keyword=keyword,
+            ad=make_ad(image_url="https://img.example/1.jpg", location="Wien", postcode="1010"),
+        ),
+        make_notification(
+            keyword=keyword,
+            kind=Notification.Kind.PRICE_DROP,
+            price=Decimal("90"),
+            old_price=Decimal("100"),
+        ),
         make_notification(keyword=keyword, ad=make_ad(title="cube aim", relist_of=gone)),
-        make_notification(ad=None, kind=Notification.Kind.ALERT, text="scraper failing", alert_key="k"),
+        make_notification(
+            ad=None, kind=Notification.Kind.ALERT, text="scraper failing", alert_key="k"
+        ),
         make_notification(ad=None, kind=Notification.Kind.WELCOME),
     ]
     loaded = Notification.objects.load_for_sending([n.pk for n in rows])
@@ -132,8 +165,17 @@ def test_rows_loaded_for_sending_render_without_further_queries(django_assert_nu
         render(alert), render(welcome)
         render_digest([new, alert, welcome], 3)
         new.chat.chat_id, new.chat.language, new.chat.status
-        new.attempts, new.last_error, new.claim_token, new.status, new.ad_id, new.keyword_id  # the outcome paths
-    with django_assert_num_queries(1):  # the lowest price seen: one aggregate over the price changes
+        (
+            new.attempts,
+            new.last_error,
+            new.claim_token,
+            new.status,
+            new.ad_id,
+            new.keyword_id,
+        )  # the outcome paths
+    with django_assert_num_queries(
+        1
+    ):  # the lowest price seen: one aggregate over the price changes
         render(drop)
     with django_assert_num_queries(1):  # the earlier listing
         assert "500" in render(relist).plain

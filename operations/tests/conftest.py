@@ -49,29 +49,72 @@ def started_long_ago(monkeypatch):
 
 
 def _run(keyword, status, started, finished=None, **kw):
-    if status == ScrapeRun.Status.DONE:  # as ScrapeRun.close does: the keyword keeps its last success
+    if (
+        status == ScrapeRun.Status.DONE
+    ):  # as ScrapeRun.close does: the keyword keeps its last success
         newer = Q(last_success_at__isnull=True) | Q(last_success_at__lt=finished)
         Keyword.objects.filter(newer, pk=keyword.pk).update(last_success_at=finished)
-    return ScrapeRun.objects.create(keyword=keyword, source="willhaben", status=status, started_at=started, finished_at=finished, **kw)
+    return ScrapeRun.objects.create(
+        keyword=keyword,
+        source="willhaben",
+        status=status,
+        started_at=started,
+        finished_at=finished,
+        **kw,
+    )
 
 
 def _seed_runs(k):
     done, skipped = ScrapeRun.Status.DONE, ScrapeRun.Status.SKIPPED
     _run(k.fresh, done, ago(minutes=3), ago(minutes=2), ads_seen=30, ads_new=2)
-    _run(k.fresh, done, ago(hours=2), ago(hours=2) + dt.timedelta(seconds=20), ads_seen=28, ads_new=1)
-    _run(k.fresh, ScrapeRun.Status.FAILED, ago(hours=1), ago(hours=1), error="timeout", counters={"http_429": 2})
-    _run(k.fresh, ScrapeRun.Status.BANNED, ago(minutes=30), ago(minutes=30), error="http_429", counters={"http_429": 3})
-    _run(k.fresh, skipped, ago(minutes=20), ago(minutes=20), error="already_running", counters={"skips": 3})
+    _run(
+        k.fresh, done, ago(hours=2), ago(hours=2) + dt.timedelta(seconds=20), ads_seen=28, ads_new=1
+    )
+    _run(
+        k.fresh,
+        ScrapeRun.Status.FAILED,
+        ago(hours=1),
+        ago(hours=1),
+        error="timeout",
+        counters={"http_429": 2},
+    )
+    _run(
+        k.fresh,
+        ScrapeRun.Status.BANNED,
+        ago(minutes=30),
+        ago(minutes=30),
+        error="http_429",
+        counters={"http_429": 3},
+    )
+    _run(
+        k.fresh,
+        skipped,
+        ago(minutes=20),
+        ago(minutes=20),
+        error="already_running",
+        counters={"skips": 3},
+    )
     _run(k.fresh, skipped, ago(minutes=10), ago(minutes=10), error="concurrent_claim")
     _run(k.stuck, done, ago(minutes=30), ago(minutes=29), ads_seen=5, ads_new=0)
     # Outside the 24 h window: counted nowhere but in "last success".
-    _run(k.inactive, done, ago(days=2), ago(days=2) + dt.timedelta(minutes=1), counters={"http_429": 5})
+    _run(
+        k.inactive,
+        done,
+        ago(days=2),
+        ago(days=2) + dt.timedelta(minutes=1),
+        counters={"http_429": 5},
+    )
     _run(k.new, ScrapeRun.Status.RUNNING, ago(minutes=1))
 
 
 def _seed_ads():
-    ads = [make_ad(first_seen_at=ago(hours=1)) for _ in range(3)] + [make_ad(first_seen_at=ago(days=2)) for _ in range(2)]
-    drops = [(Decimal("100"), Decimal("80"), ago(hours=1)), (Decimal("80"), Decimal("70"), ago(hours=3))]
+    ads = [make_ad(first_seen_at=ago(hours=1)) for _ in range(3)] + [
+        make_ad(first_seen_at=ago(days=2)) for _ in range(2)
+    ]
+    drops = [
+        (Decimal("100"), Decimal("80"), ago(hours=1)),
+        (Decimal("80"), Decimal("70"), ago(hours=3)),
+    ]
     others = [
         (Decimal("80"), Decimal("90"), ago(hours=1)),  # a rise
         (Decimal("200"), Decimal("150"), ago(days=2)),  # a drop, but too old
@@ -93,7 +136,12 @@ def _seed_notifications():
     ]
     for i, (status, error, created) in enumerate(rows):
         Notification.objects.create(
-            chat=chat, kind=Notification.Kind.ALERT, alert_key=f"seed-{i}", status=status, last_error=error, created_at=created
+            chat=chat,
+            kind=Notification.Kind.ALERT,
+            alert_key=f"seed-{i}",
+            status=status,
+            last_error=error,
+            created_at=created,
         )
 
 
@@ -103,8 +151,15 @@ def seeded(db, clock):
     k = SimpleNamespace(
         fresh=make_keyword(name="fresh", interval_minutes=5, last_run_at=ago(minutes=3)),
         # 2 × 10 min + 60 s = 1260 s allowed; last run 1800 s ago → overdue by 540 s.
-        stuck=make_keyword(name="stuck", interval_minutes=10, last_run_at=ago(minutes=30), zero_result_alert_at=ago(hours=1)),
-        inactive=make_keyword(name="inactive", interval_minutes=5, is_active=False, last_run_at=ago(days=2)),
+        stuck=make_keyword(
+            name="stuck",
+            interval_minutes=10,
+            last_run_at=ago(minutes=30),
+            zero_result_alert_at=ago(hours=1),
+        ),
+        inactive=make_keyword(
+            name="inactive", interval_minutes=5, is_active=False, last_run_at=ago(days=2)
+        ),
         new=make_keyword(name="new", interval_minutes=5),
     )
     _seed_runs(k)

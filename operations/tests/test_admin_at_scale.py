@@ -18,13 +18,23 @@ from tracker.models import PriceChange
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
-CHANGELISTS = ["admin:scraping_scraperun_changelist", "admin:notifications_notification_changelist", "admin:tracker_pricechange_changelist"]
+CHANGELISTS = [
+    "admin:scraping_scraperun_changelist",
+    "admin:notifications_notification_changelist",
+    "admin:tracker_pricechange_changelist",
+]
 
 
 def seed():
     kw = make_keyword()
     for status in ("done", "failed", "skipped"):
-        ScrapeRun.objects.create(keyword=kw, source="willhaben", status=status, error="timeout", started_at=timezone.now())
+        ScrapeRun.objects.create(
+            keyword=kw,
+            source="willhaben",
+            status=status,
+            error="timeout",
+            started_at=timezone.now(),
+        )
     note = make_notification()
     PriceChange.objects.create(ad=note.ad, old_price=100, new_price=90)
 
@@ -41,7 +51,9 @@ def test_changelist_has_no_distinct_and_no_date_drilldown(admin_client, name):
 
 def test_failed_runs_filter_still_works(admin_client):
     seed()
-    html = admin_client.get(reverse("admin:scraping_scraperun_changelist") + "?status__exact=failed&source=willhaben").content.decode()
+    html = admin_client.get(
+        reverse("admin:scraping_scraperun_changelist") + "?status__exact=failed&source=willhaben"
+    ).content.decode()
     assert "1 scrape run" in html
 
 
@@ -55,7 +67,13 @@ def test_big_lists_get_the_planners_estimate_without_count(monkeypatch):
     monkeypatch.setattr(paginator_module, "EXACT_BELOW", 0)
     kw = make_keyword()
     ScrapeRun.objects.bulk_create(
-        ScrapeRun(keyword=kw, source="willhaben", status="done", started_at=timezone.now() - timedelta(minutes=i)) for i in range(500)
+        ScrapeRun(
+            keyword=kw,
+            source="willhaben",
+            status="done",
+            started_at=timezone.now() - timedelta(minutes=i),
+        )
+        for i in range(500)
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE scraping_scraperun")
@@ -79,13 +97,22 @@ def test_a_filter_the_planner_underestimates_is_counted_only_up_to_the_cap(monke
     monkeypatch.setattr(paginator_module, "EXACT_BELOW", 8)
     kw = make_keyword()
     ScrapeRun.objects.bulk_create(
-        ScrapeRun(keyword=kw, source="willhaben", status="failed", error=error, detail=detail, started_at=timezone.now())
+        ScrapeRun(
+            keyword=kw,
+            source="willhaben",
+            status="failed",
+            error=error,
+            detail=detail,
+            started_at=timezone.now(),
+        )
         for error, detail in [("timeout", "slow"), ("http_5xx", "down")] * 10
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE scraping_scraperun")
     matching = ScrapeRun.objects.filter(error="timeout", detail="slow")
-    assert paginator_module.estimated_count(matching, connection) < 8, "the planner no longer underestimates: pick other rows"
+    assert paginator_module.estimated_count(matching, connection) < 8, (
+        "the planner no longer underestimates: pick other rows"
+    )
     with CaptureQueriesContext(connection) as queries:
         count = EstimatedCountPaginator(matching, 100).count
     assert count == 8

@@ -17,14 +17,20 @@ LAGO_APPS = {"tracker", "notifications", "scraping", "operations"}
 @pytest.fixture
 def viewer(client):
     user = User.objects.create_user("viewer", password="x-long-enough-Passw0rd", is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(codename__in=["view_keyword", "view_telegramchat", "view_notification"]))
+    user.user_permissions.set(
+        Permission.objects.filter(
+            codename__in=["view_keyword", "view_telegramchat", "view_notification"]
+        )
+    )
     client.force_login(user)
     return client
 
 
 def act(client, model, action, *objects):
     url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
-    return client.post(url, {"action": action, ACTION_CHECKBOX_NAME: [o.pk for o in objects]}, follow=True)
+    return client.post(
+        url, {"action": action, ACTION_CHECKBOX_NAME: [o.pk for o in objects]}, follow=True
+    )
 
 
 def test_every_admin_action_declares_a_permission():
@@ -34,7 +40,9 @@ def test_every_admin_action_declares_a_permission():
         for name in model_admin.actions or []:
             func = getattr(model_admin, name, None) if isinstance(name, str) else name
             if func is not None:
-                assert getattr(func, "allowed_permissions", None), f"{model.__name__} admin action {name} declares no permission"
+                assert getattr(func, "allowed_permissions", None), (
+                    f"{model.__name__} admin action {name} declares no permission"
+                )
 
 
 def test_view_only_staff_cannot_pause_resume_reset_or_run_keywords(viewer):
@@ -58,6 +66,14 @@ def test_view_only_staff_cannot_approve_or_block_chats_or_retry_notifications(vi
     waiting = make_notification()
     act(viewer, Notification, "retry_now", dead)
     act(viewer, Notification, "cancel", waiting)
-    pending.refresh_from_db(), active.refresh_from_db(), dead.refresh_from_db(), waiting.refresh_from_db()
-    assert pending.status == TelegramChat.Status.PENDING and active.status == TelegramChat.Status.ACTIVE
+    (
+        pending.refresh_from_db(),
+        active.refresh_from_db(),
+        dead.refresh_from_db(),
+        waiting.refresh_from_db(),
+    )
+    assert (
+        pending.status == TelegramChat.Status.PENDING
+        and active.status == TelegramChat.Status.ACTIVE
+    )
     assert dead.status == Notification.Status.DEAD and waiting.status == Notification.Status.PENDING

@@ -23,10 +23,32 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 def seed():
     now = timezone.now()
     keyword = make_keyword(name="Rennräder <b>")
-    ScrapeRun.objects.create(keyword=keyword, source="willhaben", status="failed", error="parse_error", started_at=now, finished_at=now)
-    ScrapeRun.objects.create(keyword=None, source="willhaben", status="running", kind="sweep", started_at=now - timedelta(days=2))
-    ScrapeRun.objects.create(keyword=keyword, source="willhaben", status="done", ads_seen=1234, started_at=now, finished_at=now)
-    ad = make_ad(title="Canyon & Rennrad", image_url="https://example.invalid/a.jpg", location="Wien")
+    ScrapeRun.objects.create(
+        keyword=keyword,
+        source="willhaben",
+        status="failed",
+        error="parse_error",
+        started_at=now,
+        finished_at=now,
+    )
+    ScrapeRun.objects.create(
+        keyword=None,
+        source="willhaben",
+        status="running",
+        kind="sweep",
+        started_at=now - timedelta(days=2),
+    )
+    ScrapeRun.objects.create(
+        keyword=keyword,
+        source="willhaben",
+        status="done",
+        ads_seen=1234,
+        started_at=now,
+        finished_at=now,
+    )
+    ad = make_ad(
+        title="Canyon & Rennrad", image_url="https://example.invalid/a.jpg", location="Wien"
+    )
     make_ad(title="Sofa", price=None, published_at=None)
     KeywordAd.objects.create(keyword=keyword, ad=ad)
     PriceChange.objects.create(ad=ad, old_price=Decimal("100"), new_price=Decimal("80.50"))
@@ -76,7 +98,11 @@ def test_big_lists_skip_djangos_per_cell_lookups(admin_client, monkeypatch):
 
     original = admin_list.items_for_result
     monkeypatch.setattr(admin_list, "items_for_result", spy)
-    for url_name in ["admin:scraping_scraperun_changelist", "admin:tracker_pricechange_changelist", "admin:tracker_ad_changelist"]:
+    for url_name in [
+        "admin:scraping_scraperun_changelist",
+        "admin:tracker_pricechange_changelist",
+        "admin:tracker_ad_changelist",
+    ]:
         assert admin_client.get(reverse(url_name)).status_code == 200
     assert calls == []
 
@@ -89,7 +115,10 @@ def test_a_column_it_does_not_cover_falls_back_to_django(admin_client, monkeypat
     assert '<td class="field-__str__">Canyon &amp; Rennrad</td>' in html
 
 
-@pytest.mark.parametrize("url_name", ["admin:scraping_scraperun_changelist", "admin:notifications_notification_changelist"])
+@pytest.mark.parametrize(
+    "url_name",
+    ["admin:scraping_scraperun_changelist", "admin:notifications_notification_changelist"],
+)
 def test_rows_are_the_html_django_renders_in_german(admin_client, monkeypatch, settings, url_name):
     settings.LANGUAGE_CODE = "de-at"
     test_rows_are_the_html_django_renders(admin_client, monkeypatch, url_name, "")

@@ -29,13 +29,19 @@ def keyword_queries(client, url):
     with CaptureQueriesContext(connection) as queries:
         response = client.get(url)
     assert response.status_code == 200
-    sql = [q["sql"] for q in queries.captured_queries if re.search(r'FROM "tracker_keyword"', q["sql"])]
+    sql = [
+        q["sql"] for q in queries.captured_queries if re.search(r'FROM "tracker_keyword"', q["sql"])
+    ]
     return response.content.decode(), sql
 
 
 @pytest.mark.parametrize(
     "url_name",
-    ["admin:scraping_scraperun_changelist", "admin:tracker_ad_changelist", "admin:tracker_keywordad_changelist"],
+    [
+        "admin:scraping_scraperun_changelist",
+        "admin:tracker_ad_changelist",
+        "admin:tracker_keywordad_changelist",
+    ],
 )
 def test_keyword_filter_reads_three_columns_only(admin_client, url_name):
     make_keyword(name="Rennräder", query="rennrad")
@@ -46,17 +52,32 @@ def test_keyword_filter_reads_three_columns_only(admin_client, url_name):
 
 def test_keyword_filter_links_filter_and_keep_the_other_parameters(admin_client):
     named, unnamed = make_keyword(name="Rennräder", query="rennrad"), make_keyword(query="sofa")
-    ScrapeRun.objects.create(keyword=named, source="willhaben", status="failed", started_at=timezone.now())
-    ScrapeRun.objects.create(keyword=unnamed, source="willhaben", status="failed", started_at=timezone.now())
+    ScrapeRun.objects.create(
+        keyword=named, source="willhaben", status="failed", started_at=timezone.now()
+    )
+    ScrapeRun.objects.create(
+        keyword=unnamed, source="willhaben", status="failed", started_at=timezone.now()
+    )
     url = reverse("admin:scraping_scraperun_changelist")
     html = admin_client.get(url + "?status__exact=failed").content.decode()
-    assert link(html, "Rennräder") == {"status__exact": ["failed"], "keyword__id__exact": [str(named.pk)]}
-    assert link(html, "sofa") == {"status__exact": ["failed"], "keyword__id__exact": [str(unnamed.pk)]}
-    assert link(html, "-") == {"status__exact": ["failed"], "keyword__isnull": ["True"]}  # runs of deleted keywords
+    assert link(html, "Rennräder") == {
+        "status__exact": ["failed"],
+        "keyword__id__exact": [str(named.pk)],
+    }
+    assert link(html, "sofa") == {
+        "status__exact": ["failed"],
+        "keyword__id__exact": [str(unnamed.pk)],
+    }
+    assert link(html, "-") == {
+        "status__exact": ["failed"],
+        "keyword__isnull": ["True"],
+    }  # runs of deleted keywords
 
     chosen = admin_client.get(url + f"?status__exact=failed&keyword__id__exact={named.pk}")
     assert [run.keyword_id for run in chosen.context["cl"].result_list] == [named.pk]
-    assert re.search(r'<li class="selected">\s*<a href="[^"]*">Rennräder</a>', chosen.content.decode())
+    assert re.search(
+        r'<li class="selected">\s*<a href="[^"]*">Rennräder</a>', chosen.content.decode()
+    )
 
 
 def link(html, label):
@@ -79,7 +100,9 @@ def test_ad_list_names_the_keywords_from_three_columns(admin_client):
 
 def test_price_changes_are_listed_fifty_a_page(admin_client):
     ad = make_ad()
-    PriceChange.objects.bulk_create(PriceChange(ad=ad, old_price=Decimal(100 + i), new_price=Decimal(99 + i)) for i in range(60))
+    PriceChange.objects.bulk_create(
+        PriceChange(ad=ad, old_price=Decimal(100 + i), new_price=Decimal(99 + i)) for i in range(60)
+    )
     response = admin_client.get(reverse("admin:tracker_pricechange_changelist"))
     assert len(response.context["cl"].result_list) == 50
     assert response.content.decode().count('class="action-select"') == 50
@@ -88,7 +111,14 @@ def test_price_changes_are_listed_fifty_a_page(admin_client):
 def failed_runs(n):
     keyword = make_keyword(name="Rennräder")
     ScrapeRun.objects.bulk_create(
-        ScrapeRun(keyword=keyword, source="willhaben", status="failed", detail="boom", counters={"http_429": 1}, started_at=timezone.now())
+        ScrapeRun(
+            keyword=keyword,
+            source="willhaben",
+            status="failed",
+            detail="boom",
+            counters={"http_429": 1},
+            started_at=timezone.now(),
+        )
         for _ in range(n)
     )
 
@@ -124,10 +154,16 @@ def test_row_links_without_filters_are_the_change_pages(admin_client):
     failed_runs(1)
     response = admin_client.get(reverse("admin:scraping_scraperun_changelist"))
     run = response.context["cl"].result_list[0]
-    assert f'<a href="/admin/scraping/scraperun/{run.pk}/change/">{run.pk}</a>' in response.content.decode()
+    assert (
+        f'<a href="/admin/scraping/scraperun/{run.pk}/change/">{run.pk}</a>'
+        in response.content.decode()
+    )
 
 
-@pytest.mark.parametrize("url_name", ["admin:scraping_scraperun_changelist", "admin:notifications_notification_changelist"])
+@pytest.mark.parametrize(
+    "url_name",
+    ["admin:scraping_scraperun_changelist", "admin:notifications_notification_changelist"],
+)
 def test_no_facet_counts_on_big_tables(admin_client, url_name):
     failed_runs(1)
     with CaptureQueriesContext(connection) as queries:
@@ -140,7 +176,11 @@ def test_run_list_reads_no_detail_and_only_the_keyword_name(admin_client):
     failed_runs(3)
     with CaptureQueriesContext(connection) as queries:
         html = admin_client.get(reverse("admin:scraping_scraperun_changelist")).content.decode()
-    (rows,) = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "scraping_scraperun"."id"')]
+    (rows,) = [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith('SELECT "scraping_scraperun"."id"')
+    ]
     assert '"detail"' not in rows and '"counters"' not in rows
     assert [column for column in UNNEEDED if column in rows] == []
     assert html.count('<td class="field-keyword nowrap">Rennräder</td>') == 3
@@ -151,23 +191,41 @@ def test_price_change_list_reads_only_the_ads_title(admin_client):
     PriceChange.objects.create(ad=ad, old_price=Decimal(100), new_price=Decimal(90))
     with CaptureQueriesContext(connection) as queries:
         html = admin_client.get(reverse("admin:tracker_pricechange_changelist")).content.decode()
-    (rows,) = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "tracker_pricechange"."id"')]
+    (rows,) = [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith('SELECT "tracker_pricechange"."id"')
+    ]
     assert '"tracker_ad"."title"' in rows and '"tracker_ad"."url"' not in rows
     assert ">Canyon Rennrad</a>" in html
 
 
 def test_keyword_filter_escapes_the_names(admin_client):
     keyword = make_keyword(name='Rad <b>"&"</b>')
-    html = admin_client.get(reverse("admin:scraping_scraperun_changelist") + "?q=x%26y").content.decode()
-    assert f'<a href="?q=x%26y&amp;keyword__id__exact={keyword.pk}">Rad &lt;b&gt;&quot;&amp;&quot;&lt;/b&gt;</a>' in html
+    html = admin_client.get(
+        reverse("admin:scraping_scraperun_changelist") + "?q=x%26y"
+    ).content.decode()
+    assert (
+        f'<a href="?q=x%26y&amp;keyword__id__exact={keyword.pk}">Rad &lt;b&gt;&quot;&amp;&quot;&lt;/b&gt;</a>'
+        in html
+    )
     assert "<b>" not in html
 
 
 def test_notification_list_reads_the_chat_and_ad_names_only(admin_client):
     make_notification(ad=make_ad(title="Canyon Rennrad"))
     with CaptureQueriesContext(connection) as queries:
-        html = admin_client.get(reverse("admin:notifications_notification_changelist")).content.decode()
-    (rows,) = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "notifications_notification"."id"')]
+        html = admin_client.get(
+            reverse("admin:notifications_notification_changelist")
+        ).content.decode()
+    (rows,) = [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith('SELECT "notifications_notification"."id"')
+    ]
     assert '"tracker_ad"."title"' in rows and '"tracker_ad"."url"' not in rows
-    assert '"notifications_telegramchat"."title"' in rows and '"notifications_telegramchat"."quiet_start"' not in rows
+    assert (
+        '"notifications_telegramchat"."title"' in rows
+        and '"notifications_telegramchat"."quiet_start"' not in rows
+    )
     assert ">Canyon Rennrad</td>" in html

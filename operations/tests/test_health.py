@@ -69,7 +69,9 @@ def test_scheduler_that_never_ran_is_fine_during_the_first_ticks(client, clock, 
     assert body["scheduler_last_run"] is None
 
 
-def test_scheduler_that_never_ran_is_unhealthy_after_the_grace_period(client, clock, started_long_ago):
+def test_scheduler_that_never_ran_is_unhealthy_after_the_grace_period(
+    client, clock, started_long_ago
+):
     status, body = get_health(client)
     assert status == 503
     assert body["reason"] == "scheduler_never_ran"
@@ -104,14 +106,18 @@ def test_bot_that_never_ran_is_unhealthy_after_the_grace_period(client, clock, s
 @override_settings(TELEGRAM_BOT_TOKEN="")
 def test_sending_paused_is_reported_not_unhealthy(client, clock, started_long_ago):
     Heartbeat.beat("scheduler")
-    Heartbeat.objects.create(name="bot", last_seen_at=ago(days=3))  # a bot without a token is not expected to beat
+    Heartbeat.objects.create(
+        name="bot", last_seen_at=ago(days=3)
+    )  # a bot without a token is not expected to beat
     status, body = get_health(client)
     assert status == 200
     assert body["sending_paused"] is True
     assert body["telegram_polling"] is None
 
 
-def test_scheduler_reason_comes_first_and_all_problems_are_listed(client, clock, started_long_ago, settings):
+def test_scheduler_reason_comes_first_and_all_problems_are_listed(
+    client, clock, started_long_ago, settings
+):
     settings.TELEGRAM_BOT_TOKEN = TOKEN
     body = get_health(client)[1]
     assert body["reason"] == "scheduler_never_ran"
@@ -122,7 +128,9 @@ def test_unreachable_database_is_unhealthy_and_nothing_else_is_queried(client, m
     def broken_cursor(*args, **kwargs):
         raise OperationalError("connection refused")
 
-    monkeypatch.setattr(type(connections["default"]), "cursor", broken_cursor)  # every thread's connection, the probe's too
+    monkeypatch.setattr(
+        type(connections["default"]), "cursor", broken_cursor
+    )  # every thread's connection, the probe's too
     status, body = get_health(client)
     assert status == 503
     assert body["reason"] == "database_unreachable"
@@ -149,4 +157,6 @@ def test_postgres_reconnect_uses_the_short_timeout_and_restores_settings(client)
     original = connection.settings_dict
     assert get_health(client)[0] == 200
     assert connection.settings_dict is original
-    assert original["OPTIONS"]["connect_timeout"] == int(os.environ.get("DB_CONNECT_TIMEOUT_S", 5))  # shared settings untouched
+    assert original["OPTIONS"]["connect_timeout"] == int(
+        os.environ.get("DB_CONNECT_TIMEOUT_S", 5)
+    )  # shared settings untouched

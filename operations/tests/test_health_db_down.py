@@ -24,7 +24,7 @@ from tests.processes import child_env, database_url
 
 SCRIPT = """
 import json, os, time, django
-os.environ["DJANGO_SETTINGS_MODULE"] = "tracker.settings"
+os.environ["DJANGO_SETTINGS_MODULE"] = "lago.settings"
 django.setup()
 from django.test import Client
 started = time.monotonic()
@@ -60,7 +60,12 @@ def unreachable_env(port):
 
 def health_in_child(port):
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT], env=unreachable_env(port), capture_output=True, text=True, cwd=settings.BASE_DIR, timeout=30
+        [sys.executable, "-c", SCRIPT],
+        env=unreachable_env(port),
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+        timeout=30,
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -75,7 +80,8 @@ def test_closed_port_gives_503_at_once():
 
 
 def test_hung_server_gives_503_within_3_seconds(silent_port):
-    # DB_CONNECT_TIMEOUT_S (5 s) alone would blow the budget; HEALTHCHECK_DB_TIMEOUT_S (2 s) bounds it.
+    # DB_CONNECT_TIMEOUT_S (5 s) alone would blow the budget; HEALTHCHECK_DB_TIMEOUT_S (2 s) bounds
+    # it.
     outcome = health_in_child(silent_port)
     assert outcome["code"] == 503
     assert outcome["body"]["db_connected"] is False
@@ -136,7 +142,9 @@ class FreezableProxy:
         self.frozen.clear()
         for sock in self.sockets:
             with contextlib.suppress(OSError):  # the listener and sockets the peer already closed
-                sock.shutdown(socket.SHUT_RDWR)  # close() alone does not wake a thread blocked in recv()
+                sock.shutdown(
+                    socket.SHUT_RDWR
+                )  # close() alone does not wake a thread blocked in recv()
             sock.close()
 
 
@@ -168,10 +176,19 @@ def test_a_server_that_hangs_under_a_kept_connection_gives_503_within_3_seconds(
     """The web process keeps its connection (DB_CONN_MAX_AGE); a query on it would wait for ever."""
     db = connection.settings_dict
     proxy = FreezableProxy(db.get("HOST") or "127.0.0.1", int(db.get("PORT") or 5432))
-    url = database_url().replace(f"@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/", f"@127.0.0.1:{proxy.port}/")
-    env = child_env(DATABASE_URL=url, DEBUG="false", ALLOWED_HOSTS="testserver", DB_CONN_MAX_AGE=600)
+    url = database_url().replace(
+        f"@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/", f"@127.0.0.1:{proxy.port}/"
+    )
+    env = child_env(
+        DATABASE_URL=url, DEBUG="false", ALLOWED_HOSTS="testserver", DB_CONN_MAX_AGE=600
+    )
     child = subprocess.Popen(
-        [sys.executable, "-c", KEPT_CONNECTION], env=env, cwd=settings.BASE_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", KEPT_CONNECTION],
+        env=env,
+        cwd=settings.BASE_DIR,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         before = json.loads(child.stdout.readline())

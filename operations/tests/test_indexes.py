@@ -28,12 +28,16 @@ def queryset_plan(qs):
 def test_health_outbox_figures_read_the_partial_index():
     with CaptureQueriesContext(connection) as queries:
         queue_summary()
-    (query,) = [q["sql"] for q in queries.captured_queries if "notifications_notification" in q["sql"]]
+    (query,) = [
+        q["sql"] for q in queries.captured_queries if "notifications_notification" in q["sql"]
+    ]
     assert "notification_open_idx" in plan(query)
 
 
 def test_notification_changelist_order_reads_created_index():
-    assert "notification_created_idx" in queryset_plan(Notification.objects.order_by("-created_at", "-id")[:100])
+    assert "notification_created_idx" in queryset_plan(
+        Notification.objects.order_by("-created_at", "-id")[:100]
+    )
 
 
 def test_failed_runs_newest_first_read_the_status_index():
@@ -43,13 +47,20 @@ def test_failed_runs_newest_first_read_the_status_index():
 
 @pytest.mark.parametrize(
     "model, column",
-    [(Notification, "chat_id"), (Subscription, "chat_id"), (KeywordAd, "keyword_id"), (PriceChange, "ad_id")],
+    [
+        (Notification, "chat_id"),
+        (Subscription, "chat_id"),
+        (KeywordAd, "keyword_id"),
+        (PriceChange, "ad_id"),
+    ],
 )
 def test_no_single_column_index_a_composite_covers(model, column):
     with connection.cursor() as cursor:
         constraints = connection.introspection.get_constraints(cursor, model._meta.db_table)
     single = [name for name, c in constraints.items() if c["index"] and c["columns"] == [column]]
     leading = [
-        name for name, c in constraints.items() if (c["index"] or c["unique"]) and len(c["columns"]) > 1 and c["columns"][0] == column
+        name
+        for name, c in constraints.items()
+        if (c["index"] or c["unique"]) and len(c["columns"]) > 1 and c["columns"][0] == column
     ]
     assert single == [] and leading

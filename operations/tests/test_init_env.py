@@ -8,14 +8,24 @@ from django.conf import settings
 
 from operations.management.commands.init_env import ensure_local_env
 
-PROJECT_PARTS = ["manage.py", "lib", "tracker", "notifications", "scraping", "operations", "templates"]
+PROJECT_PARTS = [
+    "manage.py",
+    "lib",
+    "tracker",
+    "notifications",
+    "scraping",
+    "operations",
+    "templates",
+]
 
 
 def _copy_project(tmp_path):
     for part in PROJECT_PARTS:
         source = settings.BASE_DIR / part
         if source.is_dir():
-            shutil.copytree(source, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+            shutil.copytree(
+                source, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "tests")
+            )
         else:
             shutil.copy(source, tmp_path / part)
     return tmp_path
@@ -23,7 +33,14 @@ def _copy_project(tmp_path):
 
 def _manage(project, *args):
     # No environment at all: what a user's fresh shell gives manage.py (apart from PATH).
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=project, env={}, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=project,
+        env={},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_manage_py_works_without_environment_after_init_env(tmp_path):

@@ -23,7 +23,9 @@ STOP_WITHIN_S = 10
 def honcho_code():
     """The Python code the Makefile's run target starts honcho with."""
     makefile = (settings.BASE_DIR / "Makefile").read_text()
-    match = re.search(r"\$\(BIN\)/python -c \\\n\s*'(import honcho[^']*)' -f \$\$procfile start", makefile)
+    match = re.search(
+        r"\$\(BIN\)/python -c \\\n\s*'(import honcho[^']*)' -f \$\$procfile start", makefile
+    )
     assert match, "the Makefile's run target no longer starts honcho as this test expects"
     return match.group(1)
 
@@ -60,19 +62,51 @@ def cluster_processes(pid):
 
 def test_idle_make_run_stops_on_ctrl_c_within_10_s_without_sigkill(tmp_path):
     port = free_port()
-    procfile = (settings.BASE_DIR / "Procfile").read_text().replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+    procfile = (
+        (settings.BASE_DIR / "Procfile").read_text().replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+    )
     assert f"127.0.0.1:{port}" in procfile
     (tmp_path / "Procfile").write_text(procfile)
-    env = child_env(database=tmp_path / "lago.sqlite3", DEBUG="true", PYTHONUNBUFFERED="1", Q_WORKERS=2)
+    env = child_env(
+        database=tmp_path / "lago.sqlite3", DEBUG="true", PYTHONUNBUFFERED="1", Q_WORKERS=2
+    )
     env["PATH"] = f"{os.path.dirname(PYTHON)}:{env['PATH']}"
     migrate(env)
-    command = [PYTHON, "-c", honcho_code(), "-f", str(tmp_path / "Procfile"), "-d", str(settings.BASE_DIR), "start"]
+    command = [
+        PYTHON,
+        "-c",
+        honcho_code(),
+        "-f",
+        str(tmp_path / "Procfile"),
+        "-d",
+        str(settings.BASE_DIR),
+        "start",
+    ]
     with open(tmp_path / "honcho.log", "w+") as log:
-        honcho = subprocess.Popen(command, cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        honcho = subprocess.Popen(
+            command,
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
-            wait_for(lambda: admin_answers(f"http://127.0.0.1:{port}/admin/login/"), 60, "the admin to answer", interval=0.3, proc=honcho)
+            wait_for(
+                lambda: admin_answers(f"http://127.0.0.1:{port}/admin/login/"),
+                60,
+                "the admin to answer",
+                interval=0.3,
+                proc=honcho,
+            )
             # main, sentinel, pusher, monitor and two workers
-            wait_for(lambda: len(cluster_processes(honcho.pid)) >= 6, 60, "the task cluster to run", interval=0.3, proc=honcho)
+            wait_for(
+                lambda: len(cluster_processes(honcho.pid)) >= 6,
+                60,
+                "the task cluster to run",
+                interval=0.3,
+                proc=honcho,
+            )
             time.sleep(1)  # the cluster idle: the guard sleeping in its cycle, the pusher polling
             processes = descendants(honcho.pid)
             started = time.monotonic()

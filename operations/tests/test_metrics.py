@@ -44,7 +44,11 @@ def test_exact_figures_for_the_seeded_database(client, seeded):
 
 def test_runs_skips_and_429s_by_label(client, seeded):
     m = scrape(client)
-    runs = {dict(labels)["status"]: v for (name, labels), v in m.items() if name == "lago_scrape_runs_24h"}
+    runs = {
+        dict(labels)["status"]: v
+        for (name, labels), v in m.items()
+        if name == "lago_scrape_runs_24h"
+    }
     assert runs == {"running": 1, "done": 3, "failed": 1, "banned": 1, "skipped": 2, "cancelled": 0}
     assert m[("lago_scrape_skips_24h", (("reason", "already_running"),))] == 3
     assert m[("lago_scrape_skips_24h", (("reason", "concurrent_claim"),))] == 1
@@ -58,11 +62,17 @@ def test_last_success_per_keyword_and_source(client, seeded):
     def keyword(name, k):
         return (name, (("keyword", k.name), ("keyword_id", str(k.pk)), ("source", "willhaben")))
 
-    assert m[keyword("lago_keyword_last_success_timestamp_seconds", seeded.fresh)] == ago(minutes=2).timestamp()
+    assert (
+        m[keyword("lago_keyword_last_success_timestamp_seconds", seeded.fresh)]
+        == ago(minutes=2).timestamp()
+    )
     assert m[keyword("lago_keyword_last_success_timestamp_seconds", seeded.new)] == 0
     assert m[keyword("lago_keyword_overdue_seconds", seeded.stuck)] == 540
     assert m[keyword("lago_keyword_overdue_seconds", seeded.fresh)] == 0
-    assert m[("lago_source_last_success_timestamp_seconds", (("source", "willhaben"),))] == ago(minutes=2).timestamp()
+    assert (
+        m[("lago_source_last_success_timestamp_seconds", (("source", "willhaben"),))]
+        == ago(minutes=2).timestamp()
+    )
 
 
 def test_two_scrapes_do_not_double_register(client, seeded):
@@ -73,7 +83,9 @@ def test_unreachable_database_still_answers_with_health_gauges(client, monkeypat
     def broken_cursor(*args, **kwargs):
         raise OperationalError("connection refused")
 
-    monkeypatch.setattr(type(connections["default"]), "cursor", broken_cursor)  # the health probe thread's connection too
+    monkeypatch.setattr(
+        type(connections["default"]), "cursor", broken_cursor
+    )  # the health probe thread's connection too
     m = scrape(client)
     assert m[("lago_db_connected", ())] == 0
     assert m[("lago_healthy", ())] == 0

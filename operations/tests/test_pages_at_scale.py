@@ -15,7 +15,10 @@ from operations.tests.test_status_command import run_status
 
 pytestmark = pytest.mark.django_db
 
-OPEN_INDEX_COLUMNS = {"status", "created_at"}  # notification_open_idx (status, created_at) WHERE status IN (pending, dead)
+OPEN_INDEX_COLUMNS = {
+    "status",
+    "created_at",
+}  # notification_open_idx (status, created_at) WHERE status IN (pending, dead)
 
 
 def notification_columns(queries):
@@ -52,11 +55,19 @@ def test_keyword_rows_read_only_the_columns_they_show(seeded):
     """300 keywords and their latest runs at six months: no model instances, no error bodies or counters."""
     with CaptureQueriesContext(connection) as queries:
         rows = keyword_rows(NOW)
-    run_sql = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "scraping_scraperun"')]
-    keyword_sql = [q["sql"] for q in queries.captured_queries if 'FROM "tracker_keyword"' in q["sql"]]
+    run_sql = [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith('SELECT "scraping_scraperun"')
+    ]
+    keyword_sql = [
+        q["sql"] for q in queries.captured_queries if 'FROM "tracker_keyword"' in q["sql"]
+    ]
     assert len(queries.captured_queries) == 2
     assert run_sql and not [sql for sql in run_sql if '"detail"' in sql or '"counters"' in sql]
-    assert not [sql for sql in keyword_sql if '"excluded_words"' in sql or '"last_error_detail"' in sql]
+    assert not [
+        sql for sql in keyword_sql if '"excluded_words"' in sql or '"last_error_detail"' in sql
+    ]
     assert {row["name"] for row in rows} == {"fresh", "stuck", "inactive", "new"}
 
 
@@ -78,7 +89,11 @@ def test_dashboard_reads_no_per_keyword_row(admin_client, seeded):
         response = admin_client.get("/admin/")
     assert response.status_code == 200
     assert latest_run_lookups(queries) == []
-    keyword_reads = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "tracker_keyword"."id"')]
+    keyword_reads = [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith('SELECT "tracker_keyword"."id"')
+    ]
     assert keyword_reads and all(" WHERE " in sql for sql in keyword_reads), keyword_reads
     assert [a["name"] for a in response.context["dashboard"]["alerts"]] == ["stuck"]
 

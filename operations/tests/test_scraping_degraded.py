@@ -42,7 +42,11 @@ def status_exit():
 
 
 def alerts():
-    return list(Notification.objects.filter(kind=Notification.Kind.ALERT).order_by("id").values_list("text", flat=True))
+    return list(
+        Notification.objects.filter(kind=Notification.Kind.ALERT)
+        .order_by("id")
+        .values_list("text", flat=True)
+    )
 
 
 def test_three_503_runs_degrade_alert_once_and_a_good_run_recovers(setup, client):
@@ -68,7 +72,11 @@ def test_three_503_runs_degrade_alert_once_and_a_good_run_recovers(setup, client
     server.set_ads(make_raw_ads(3))
     scrape(keyword)
     response = client.get("/health")
-    assert (response.status_code, response.json()["status"], response.json()["problems"]) == (200, "ok", [])
+    assert (response.status_code, response.json()["status"], response.json()["problems"]) == (
+        200,
+        "ok",
+        [],
+    )
     assert status_exit()[0] == 0
     assert len(alerts()) == 2 and "recovered" in alerts()[1]
 
@@ -114,7 +122,11 @@ def test_zero_result_alert_names_the_failures(setup, settings):
     for _ in range(3):
         failing_scrape(keyword)
     zero = [text for text in alerts() if "found no ads" in text]
-    assert len(zero) == 1 and "3 runs: 3 failed with http_5xx" in zero[0] and "site may have changed" not in zero[0]
+    assert (
+        len(zero) == 1
+        and "3 runs: 3 failed with http_5xx" in zero[0]
+        and "site may have changed" not in zero[0]
+    )
 
 
 def test_status_shows_the_last_run_not_a_later_skip(setup):
@@ -123,7 +135,11 @@ def test_status_shows_the_last_run_not_a_later_skip(setup):
     failing_scrape(keyword)
     ScrapeRun.record_skip(keyword, "already_running")  # a second Run now click
     _, out = status_exit()
-    row = next(line for line in out.splitlines() if line.strip().startswith(f"{keyword.pk} ") and "rtx" in line)
+    row = next(
+        line
+        for line in out.splitlines()
+        if line.strip().startswith(f"{keyword.pk} ") and "rtx" in line
+    )
     assert "failed:http_5xx" in row
 
 
@@ -135,7 +151,10 @@ def test_metrics_show_the_source_down_and_the_failure_streak(setup, client):
     text = client.get("/metrics").content.decode()
     assert 'lago_source_up{source="willhaben"} 0.0' in text
     assert "lago_degraded 1.0" in text
-    assert f'lago_keyword_consecutive_failures{{keyword="rtx",keyword_id="{keyword.pk}",source="willhaben"}} 3.0' in text
+    assert (
+        f'lago_keyword_consecutive_failures{{keyword="rtx",keyword_id="{keyword.pk}",source="willhaben"}} 3.0'
+        in text
+    )
 
 
 def test_dashboard_badge_is_amber_with_the_reason(setup, admin_client):
@@ -143,4 +162,7 @@ def test_dashboard_badge_is_amber_with_the_reason(setup, admin_client):
     server.mode = "html_challenge"
     failing_scrape(keyword)
     html = admin_client.get("/admin/").content.decode()
-    assert '<span class="lago-badge lago-amber">degraded</span> <code>scraping_failing:willhaben:' in html
+    assert (
+        '<span class="lago-badge lago-amber">degraded</span> <code>scraping_failing:willhaben:'
+        in html
+    )

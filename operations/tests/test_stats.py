@@ -23,22 +23,38 @@ def test_exact_counts_for_the_seeded_database(seeded):
         "notifications_dead": 1,
         "notifications_cancelled": 1,
     }
-    assert stats["runs_24h"] == {"running": 1, "done": 3, "failed": 1, "banned": 1, "skipped": 2, "cancelled": 0}
+    assert stats["runs_24h"] == {
+        "running": 1,
+        "done": 3,
+        "failed": 1,
+        "banned": 1,
+        "skipped": 2,
+        "cancelled": 0,
+    }
     assert stats["skips_24h"] == {"already_running": 3, "concurrent_claim": 1}
     assert stats["http_429_24h"] == {"willhaben": 5, "telegram": 1}
 
 
 def test_alerts_overdue_keywords_and_last_success(seeded):
     stats = collect_stats()
-    assert stats["zero_result_alerts"] == [{"id": seeded.stuck.pk, "name": "stuck", "since": ago(hours=1)}]
-    assert stats["overdue_keywords"] == [{"id": seeded.stuck.pk, "name": "stuck", "last_run_at": ago(minutes=30), "overdue_s": 540}]
+    assert stats["zero_result_alerts"] == [
+        {"id": seeded.stuck.pk, "name": "stuck", "since": ago(hours=1)}
+    ]
+    assert stats["overdue_keywords"] == [
+        {"id": seeded.stuck.pk, "name": "stuck", "last_run_at": ago(minutes=30), "overdue_s": 540}
+    ]
     assert stats["last_success_per_source"] == {"willhaben": ago(minutes=2)}
 
 
 def test_each_keyword_has_its_latest_run(seeded):
     rows = {row["name"]: row for row in collect_stats()["keyword_runs"]}
     fresh = rows["fresh"]["last_run"]
-    assert (fresh["status"], fresh["started_at"], fresh["ads_seen"], fresh["ads_new"]) == ("done", ago(minutes=3), 30, 2)
+    assert (fresh["status"], fresh["started_at"], fresh["ads_seen"], fresh["ads_new"]) == (
+        "done",
+        ago(minutes=3),
+        30,
+        2,
+    )
     assert rows["stuck"]["last_success_at"] == ago(minutes=29)
     assert rows["inactive"]["last_success_at"] == ago(days=2, minutes=-1)
     assert rows["inactive"]["overdue_s"] is None  # an inactive keyword is never overdue
@@ -53,7 +69,8 @@ def test_keyword_past_the_limit_becomes_overdue(seeded, clock):
 
 
 def test_stats_query_count_does_not_grow_with_keywords(seeded, django_assert_max_num_queries):
-    # A fixed number: 10; the run window's 4 (live edges, live skips, stored hours: scraping.run_hours)
+    # A fixed number: 10; the run window's 4 (live edges, live skips, stored hours:
+    # scraping.run_hours)
     # and 3 more the first time its hours are settled; on PostgreSQL up to 5 planner estimates.
     with django_assert_max_num_queries(22):
         collect_stats()

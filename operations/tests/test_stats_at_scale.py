@@ -45,7 +45,9 @@ def whole_table_reads(queries):
     """Aggregates over tracker_ad or notifications_notification without a WHERE clause, or over every status."""
     bad = []
     for sql in (q["sql"] for q in queries.captured_queries):
-        if not re.search(r"COUNT\(", sql, re.I) or not re.search(r'FROM "(tracker_ad|notifications_notification)"', sql):
+        if not re.search(r"COUNT\(", sql, re.I) or not re.search(
+            r'FROM "(tracker_ad|notifications_notification)"', sql
+        ):
             continue
         if " WHERE " not in sql:
             bad.append(sql)
@@ -62,7 +64,9 @@ def test_big_figures_are_estimates_and_say_so(seeded, monkeypatch):
         stats = collect_stats()
     assert stats["estimated"] == ESTIMATED
     assert whole_table_reads(queries) == []
-    assert stats["notifications_pending"] == 2 and stats["notifications_dead"] == 1  # exact, from the partial index
+    assert (
+        stats["notifications_pending"] == 2 and stats["notifications_dead"] == 1
+    )  # exact, from the partial index
     assert 1 <= stats["ads_indexed"] <= 10
     assert dashboard_context()["ads"]["ads_indexed"].startswith("~")
 
@@ -70,7 +74,11 @@ def test_big_figures_are_estimates_and_say_so(seeded, monkeypatch):
 def test_problem_runs_read_the_status_index_one_status_at_a_time(seeded):
     with CaptureQueriesContext(connection) as queries:
         dashboard_context()
-    run_queries = [q["sql"] for q in queries.captured_queries if 'FROM "scraping_scraperun"' in q["sql"] and "IN (" in q["sql"]]
+    run_queries = [
+        q["sql"]
+        for q in queries.captured_queries
+        if 'FROM "scraping_scraperun"' in q["sql"] and "IN (" in q["sql"]
+    ]
     assert [sql for sql in run_queries if "'failed'" in sql and "'skipped'" in sql] == []
 
 
@@ -81,7 +89,13 @@ def big_window(monkeypatch):
 
 
 def add_failed_run(keyword):
-    ScrapeRun.objects.create(keyword=keyword, source="willhaben", status="failed", started_at=ago(minutes=1), finished_at=ago(minutes=1))
+    ScrapeRun.objects.create(
+        keyword=keyword,
+        source="willhaben",
+        status="failed",
+        started_at=ago(minutes=1),
+        finished_at=ago(minutes=1),
+    )
 
 
 def test_small_windows_are_read_every_time(seeded):
@@ -96,6 +110,10 @@ def test_a_big_window_is_read_once_per_half_minute(seeded, big_window, clock):
     with CaptureQueriesContext(connection) as queries:
         again = collect_stats()
     assert again["runs_24h"] == before["runs_24h"] and again["skips_24h"] == before["skips_24h"]
-    assert not [q for q in queries.captured_queries if "GROUP BY" in q["sql"] and "scraping_scraperun" in q["sql"]]
+    assert not [
+        q
+        for q in queries.captured_queries
+        if "GROUP BY" in q["sql"] and "scraping_scraperun" in q["sql"]
+    ]
     clock.shift(31)
     assert collect_stats()["runs_24h"]["failed"] == before["runs_24h"]["failed"] + 1

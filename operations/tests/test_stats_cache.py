@@ -52,7 +52,9 @@ def test_metrics_keep_their_own_reading_without_runs(client, seeded, big):
     collect_stats()  # /stats reads the rows with their latest runs: its own reading
     with CaptureQueriesContext(connection) as queries:
         client.get("/metrics")
-    assert all(" WHERE " in sql for sql in keyword_reads(queries))  # the health verdict's reads only, no full keyword list
+    assert all(
+        " WHERE " in sql for sql in keyword_reads(queries)
+    )  # the health verdict's reads only, no full keyword list
 
 
 def test_small_installations_read_every_time(seeded):
@@ -60,7 +62,10 @@ def test_small_installations_read_every_time(seeded):
     make_keyword(name="added")
     stats = collect_stats()
     assert "added" in [k["name"] for k in stats["keyword_runs"]]
-    assert stats["read_at"] == {"runs_24h": stats["generated_at"], "keyword_runs": stats["generated_at"]}
+    assert stats["read_at"] == {
+        "runs_24h": stats["generated_at"],
+        "keyword_runs": stats["generated_at"],
+    }
 
 
 def test_zero_turns_the_cache_off(seeded, big, settings):
@@ -73,17 +78,27 @@ def test_zero_turns_the_cache_off(seeded, big, settings):
 def test_health_is_never_cached(client, seeded, big):
     """A guard: the verdict reads the keywords' stored state every time, whatever /stats cached."""
     client.get("/stats")
-    Keyword.objects.filter(pk=seeded.fresh.pk).update(last_finished_status="banned", last_error="http_403")
+    Keyword.objects.filter(pk=seeded.fresh.pk).update(
+        last_finished_status="banned", last_error="http_403"
+    )
     assert client.get("/health").json()["problems"] == ["scraping_failing:willhaben:http_403"]
 
 
-def test_every_page_says_when_cached_figures_were_read(client, admin_client, seeded, big, clock, english):
+def test_every_page_says_when_cached_figures_were_read(
+    client, admin_client, seeded, big, clock, english
+):
     collect_stats()
     clock.shift(12)
     body = json.loads(client.get("/stats").content)
-    assert body["read_at"] == {"runs_24h": NOW.isoformat().replace("+00:00", "Z"), "keyword_runs": NOW.isoformat().replace("+00:00", "Z")}
+    assert body["read_at"] == {
+        "runs_24h": NOW.isoformat().replace("+00:00", "Z"),
+        "keyword_runs": NOW.isoformat().replace("+00:00", "Z"),
+    }
     metrics = client.get("/metrics").content.decode()
-    assert f'lago_stats_read_timestamp_seconds{{figures="runs_24h"}} {floatToGoString(NOW.timestamp())}' in metrics
+    assert (
+        f'lago_stats_read_timestamp_seconds{{figures="runs_24h"}} {floatToGoString(NOW.timestamp())}'
+        in metrics
+    )
     assert "Run figures read 12 s ago." in admin_client.get("/admin/").content.decode()
     assert "(keyword_runs read 12 s ago)" in run_status()[1]
 

@@ -34,7 +34,10 @@ def test_healthy_table_exits_0(seeded):
     assert "queue        2 pending, oldest 600 s, 1 dead" in out
     assert "OVERDUE by 540 s" in out
     assert "zero results since" in out
-    assert "Runs (24 h): running 1, done 3, failed 1, banned 1, skipped 2; skips: already_running 3, concurrent_claim 1" in out
+    assert (
+        "Runs (24 h): running 1, done 3, failed 1, banned 1, skipped 2; skips: already_running 3, concurrent_claim 1"
+        in out
+    )
     assert "Notifications: 4 sent, 2 pending, 1 dead" in out
     assert "30/2" in out  # "fresh": ads seen/new of its last run
 
@@ -71,7 +74,9 @@ def test_unreachable_database_exits_1_without_stats(db, monkeypatch):
 
 
 def test_check_scheduler(clock):
-    assert run_status("--check", "scheduler")[0] == 1  # never beat: no grace, Docker's start_period is the grace
+    assert (
+        run_status("--check", "scheduler")[0] == 1
+    )  # never beat: no grace, Docker's start_period is the grace
     Heartbeat.beat("scheduler")
     assert run_status("--check", "scheduler")[0] == 0
     clock.shift(181)
@@ -115,7 +120,8 @@ def test_check_web_when_nothing_listens():
 
 
 def test_table_gives_no_grace_to_a_scheduler_that_never_ran(db, clock):
-    # This process just started, but that says nothing about the scheduler: no beat at all is unhealthy.
+    # This process just started, but that says nothing about the scheduler: no beat at all is
+    # unhealthy.
     code, out, _ = run_status()
     assert code == 1
     assert "UNHEALTHY (scheduler_never_ran)" in out
@@ -126,7 +132,9 @@ def test_table_shows_long_keyword_names_in_full(db, clock):
     from tests.factories import make_keyword
 
     short = make_keyword(name="Lego Technic · bis € 450")
-    long = make_keyword(name="Mietwohnungen Wien 1., 2., 3., 7., 8. und 9. Bezirk · 2–3 Zimmer · bis € 1.100")
+    long = make_keyword(
+        name="Mietwohnungen Wien 1., 2., 3., 7., 8. und 9. Bezirk · 2–3 Zimmer · bis € 1.100"
+    )
     out = run_status()[1]
     table = out[out.index("Keywords:") : out.index("Ads:")]
     assert short.name in table

@@ -13,23 +13,51 @@ from tests.processes import child_env, migrate
 STALE_S = 8
 INTERVAL_S = 1
 # The child beats once, then wedges (sleeps), like a cluster stuck on a lock.
-WEDGED = "from tracker.models import Heartbeat; import time; Heartbeat.beat('scheduler'); print('beat', flush=True); time.sleep(600)"
+WEDGED = (
+    "from tracker.models import Heartbeat; import time; Heartbeat.beat('scheduler'); "
+    "print('beat', flush=True); time.sleep(600)"
+)
 # The child beats every 0.3 s for 12 s (1.5 × the stale threshold), then exits 3.
 HEALTHY = (
-    "from tracker.models import Heartbeat; import time, sys\nfor _ in range(40): Heartbeat.beat('scheduler'); time.sleep(0.3)\nsys.exit(3)"
+    "from tracker.models import Heartbeat; import time, sys\n"
+    "for _ in range(40): Heartbeat.beat('scheduler'); time.sleep(0.3)\nsys.exit(3)"
 )
 
 
 @pytest.fixture
 def env(tmp_path):
-    env = child_env(database=tmp_path / "watchdog.sqlite3", HEALTHCHECK_SCHEDULER_STALE_S=STALE_S, WATCHDOG_INTERVAL_S=INTERVAL_S)
+    env = child_env(
+        database=tmp_path / "watchdog.sqlite3",
+        HEALTHCHECK_SCHEDULER_STALE_S=STALE_S,
+        WATCHDOG_INTERVAL_S=INTERVAL_S,
+    )
     migrate(env)
     return env
 
 
 def watchdog(env, code):
-    command = [sys.executable, "manage.py", "watchdog", "scheduler", "--", sys.executable, "manage.py", "shell", "-v", "0", "-c", code]
-    return subprocess.Popen(command, env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command = [
+        sys.executable,
+        "manage.py",
+        "watchdog",
+        "scheduler",
+        "--",
+        sys.executable,
+        "manage.py",
+        "shell",
+        "-v",
+        "0",
+        "-c",
+        code,
+    ]
+    return subprocess.Popen(
+        command,
+        env=env,
+        cwd=settings.BASE_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_a_wedged_child_is_ended_within_stale_plus_one_check(env):

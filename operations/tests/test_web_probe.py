@@ -26,7 +26,12 @@ def test_web_check_fails_without_the_database(client, monkeypatch):
     monkeypatch.setattr(type(connections["default"]), "cursor", broken_cursor)
     response = client.get("/health?check=web")
     assert response.status_code == 503
-    assert response.json() == {"status": "unhealthy", "check": "web", "db_connected": False, "reason": "database_unreachable"}
+    assert response.json() == {
+        "status": "unhealthy",
+        "check": "web",
+        "db_connected": False,
+        "reason": "database_unreachable",
+    }
 
 
 def test_an_unknown_check_is_a_clear_400(client):

@@ -46,7 +46,9 @@ class Source:
     # The largest page size the source allows: deep sweeps ask for it.
     max_rows = 30
 
-    def fetch_pages(self, query, *, cursor=None, max_pages, price_min=None, price_max=None, rows=None):
+    def fetch_pages(
+        self, query, *, cursor=None, max_pages, price_min=None, price_max=None, rows=None
+    ):
         """Yield `Page`s newest first, stopping at the cursor, the last page or `max_pages`.
 
         `cursor` is a (published_at, external id) tuple or None; `rows` the page size
@@ -57,7 +59,9 @@ class Source:
 
     def describe(self, query, *, price_min=None, price_max=None) -> str:
         """A readable keyword name: the query and its price bounds ("fahrrad · bis € 500")."""
-        return " · ".join(part for part in (query.strip(), price_range(price_min, price_max)) if part)
+        return " · ".join(
+            part for part in (query.strip(), price_range(price_min, price_max)) if part
+        )
 
     def unavailable_reason(self) -> str | None:
         """A skip reason slug when the source cannot run now (the scheduler asks first)."""

@@ -67,7 +67,9 @@ def _exact(value, name, required=False):
     if "\x00" in value:
         raise BadAd(f"{name} {value[:80]!r} holds a NUL character")
     if len(value) > _max_length(name):
-        raise BadAd(f"{name} is {len(value)} characters, the column holds {_max_length(name)}: {value[:80]!r}")
+        raise BadAd(
+            f"{name} is {len(value)} characters, the column holds {_max_length(name)}: {value[:80]!r}"
+        )
     return value
 
 

@@ -48,9 +48,15 @@ class WillhabenSource(Source):
         params = _narrow_price(params, "PRICE_TO", price_max, min, math.ceil)
         values = dict(params)
         words = values.get("keyword", "").strip() or _path_label(path)
-        return super().describe(words or query, price_min=_bound(values.get("PRICE_FROM")), price_max=_bound(values.get("PRICE_TO")))
+        return super().describe(
+            words or query,
+            price_min=_bound(values.get("PRICE_FROM")),
+            price_max=_bound(values.get("PRICE_TO")),
+        )
 
-    def fetch_pages(self, query, *, cursor=None, max_pages, price_min=None, price_max=None, rows=None):
+    def fetch_pages(
+        self, query, *, cursor=None, max_pages, price_min=None, price_max=None, rows=None
+    ):
         path, params = build_request(query, price_min=price_min, price_max=price_max)
         rows = min(rows or settings.SCRAPE_ROWS, MAX_ROWS)
         url = settings.WILLHABEN_BASE_URL.rstrip("/") + API_PREFIX + path
@@ -62,7 +68,9 @@ class WillhabenSource(Source):
                 page_params.append(("publishedDateTo", pin))
             response = http.fetch(url, params=page_params, headers=request_headers())
             result = parse_body(response.content)
-            page = build_page(result, number=number, rows=rows, cursor=cursor, body=response.content)
+            page = build_page(
+                result, number=number, rows=rows, cursor=cursor, body=response.content
+            )
             pin = pin or next_link_pin(result)
             yield page
             if page.reached_cursor or page.is_last:
@@ -97,7 +105,9 @@ def _from_url(url):
             break
     else:
         raise BadQuery(f"not a willhaben search URL: {parts.path!r}")
-    params = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=False) if k not in PAGING_PARAMS]
+    params = [
+        (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=False) if k not in PAGING_PARAMS
+    ]
     return path.strip("/"), params
 
 
@@ -107,7 +117,11 @@ GENERIC_SEGMENTS = {"kaufen-und-verkaufen", "marktplatz", "immobilien"}
 
 def _path_label(path):
     """ "immobilien/mietwohnungen/wien" → "Mietwohnungen Wien" (category ids and listing suffixes dropped)."""
-    segments = [re.sub(r"-\d+$", "", s) for s in path.split("/") if s and s not in GENERIC_SEGMENTS and not s.endswith("-angebote")]
+    segments = [
+        re.sub(r"-\d+$", "", s)
+        for s in path.split("/")
+        if s and s not in GENERIC_SEGMENTS and not s.endswith("-angebote")
+    ]
     return " ".join("-".join(w.capitalize() for w in s.split("-")) for s in segments[-2:] if s)
 
 
@@ -140,7 +154,9 @@ def parse_body(content):
         match = NEXT_DATA_RE.search(content)
         if match is None:
             # An HTML page without our data is a bot challenge, not a format change.
-            raise FetchError("challenge", "HTML page instead of JSON (bot challenge?)", banned=True, body=content)
+            raise FetchError(
+                "challenge", "HTML page instead of JSON (bot challenge?)", banned=True, body=content
+            )
         stripped = match.group(1)
     try:
         data = json.loads(stripped)
@@ -169,11 +185,24 @@ def build_page(result, *, number, rows, cursor, body=b""):
                 bad.append(str(exc))
         rows_found = int(result.get("rowsFound", 0))
         rows_returned = int(result.get("rowsReturned", len(raw_ads)))
-    except (KeyError, TypeError, ValueError, AttributeError, InvalidOperation, RecursionError) as exc:
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        AttributeError,
+        InvalidOperation,
+        RecursionError,
+    ) as exc:
         # AttributeError: a list or number where an object belongs (e.g. advertImage: [1]).
         raise ParseError(f"unexpected ad format: {exc!r}", body=body) from None
     is_last = rows_returned < rows or number * rows >= rows_found
-    page = Page(number=number, ads=ads, rows_found=rows_found, reached_cursor=reaches_cursor(ads, cursor), is_last=is_last)
+    page = Page(
+        number=number,
+        ads=ads,
+        rows_found=rows_found,
+        reached_cursor=reaches_cursor(ads, cursor),
+        is_last=is_last,
+    )
     if bad:
         page.extra["bad_ads"] = bad
     return page

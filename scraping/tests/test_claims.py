@@ -87,9 +87,15 @@ def test_a_different_outcome_starts_a_new_skip_row():
     now = timezone.now()
     claim_due_keywords(now)
     claim_due_keywords(now + timedelta(minutes=1))
-    ScrapeRun.objects.create(keyword=kw, source=kw.source, status="done", started_at=now + timedelta(minutes=2))
+    ScrapeRun.objects.create(
+        keyword=kw, source=kw.source, status="done", started_at=now + timedelta(minutes=2)
+    )
     claim_due_keywords(now + timedelta(minutes=3))
-    skips = list(ScrapeRun.objects.filter(status="skipped").order_by("started_at").values_list("counters", flat=True))
+    skips = list(
+        ScrapeRun.objects.filter(status="skipped")
+        .order_by("started_at")
+        .values_list("counters", flat=True)
+    )
     assert skips == [{"skips": 2}, {"skips": 1}]
 
 

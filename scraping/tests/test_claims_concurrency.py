@@ -46,4 +46,8 @@ def test_two_processes_claim_200_keywords_exactly_once():
     both = claimed[0] + claimed[1]
     assert sorted(both) == sorted(keyword_ids), "every keyword claimed exactly once"
     assert ScrapeRun.objects.filter(status="running").count() == 200
-    assert not ScrapeRun.objects.exclude(status__in=["running"]).exclude(error="concurrent_claim").exists()
+    assert (
+        not ScrapeRun.objects.exclude(status__in=["running"])
+        .exclude(error="concurrent_claim")
+        .exists()
+    )

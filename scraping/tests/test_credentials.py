@@ -32,7 +32,9 @@ class ExpiringSource(Source):
 def expiring_keyword(monkeypatch, settings):
     settings.COOKIE_EXPIRY_WARN_DAYS = 5
     settings.SCHEDULER_JITTER_S = 0
-    monkeypatch.setitem(registry.SOURCES, "expiring", ("Expiring test source", f"{__name__}.ExpiringSource"))
+    monkeypatch.setitem(
+        registry.SOURCES, "expiring", ("Expiring test source", f"{__name__}.ExpiringSource")
+    )
     make_chat(is_admin=True)
     return make_keyword(source="expiring")
 
@@ -70,7 +72,9 @@ def test_expired_credentials_skip_the_keywords_and_alert(expiring_keyword):
     [key] = alert_keys()
     assert key.startswith("credentials_expired:expiring:")
     text = Notification.objects.get().text
-    assert "abgelaufen" in text and "source_unavailable" in text  # German: the site language (LANGUAGE_CODE de-at)
+    assert (
+        "abgelaufen" in text and "source_unavailable" in text
+    )  # German: the site language (LANGUAGE_CODE de-at)
 
 
 class NoSessionSource(Source):
@@ -83,13 +87,17 @@ class NoSessionSource(Source):
 
 
 def test_source_without_session_logs_error_and_alerts_once_a_day(monkeypatch, settings, caplog):
-    monkeypatch.setitem(registry.SOURCES, "nosession", ("No-session test source", f"{__name__}.NoSessionSource"))
+    monkeypatch.setitem(
+        registry.SOURCES, "nosession", ("No-session test source", f"{__name__}.NoSessionSource")
+    )
     make_chat(is_admin=True)
     make_keyword(source="nosession")
     check_credentials()
     check_credentials()
     assert [k.split(":")[:2] for k in alert_keys()] == [["source_unavailable", "nosession"]]
-    assert [(r.levelname, r.getMessage()) for r in caplog.records if "nosession" in r.getMessage()][0] == (
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if "nosession" in r.getMessage()][
+        0
+    ] == (
         "ERROR",
         "source nosession is unavailable: no session cookie; its keywords are skipped",
     )
@@ -102,8 +110,12 @@ def test_expiry_warning_logs_at_error(expiring_keyword, caplog):
 
 
 def test_a_source_is_checked_once_however_many_keywords_use_it(monkeypatch, caplog):
-    monkeypatch.setitem(registry.SOURCES, "nosession", ("No-session test source", f"{__name__}.NoSessionSource"))
+    monkeypatch.setitem(
+        registry.SOURCES, "nosession", ("No-session test source", f"{__name__}.NoSessionSource")
+    )
     for _ in range(3):
         make_keyword(source="nosession")
     check_credentials()
-    assert len([r for r in caplog.records if "source nosession is unavailable" in r.getMessage()]) == 1
+    assert (
+        len([r for r in caplog.records if "source nosession is unavailable" in r.getMessage()]) == 1
+    )

@@ -16,7 +16,11 @@ from tests.factories import make_subscription
 from tests.fakes.willhaben_factory import make_raw_ads
 from tests.processes import PYTHON, child_env, wait_for
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.timeout(180),
+]
 
 
 def test_a_new_ad_reaches_the_subscribed_chat(willhaben_server, telegram):
@@ -35,11 +39,20 @@ def test_a_new_ad_reaches_the_subscribed_chat(willhaben_server, telegram):
         TELEGRAM_API_BASE_URL=telegram.base_url,
     )
     cluster = subprocess.Popen(
-        [PYTHON, "manage.py", "qcluster"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        [PYTHON, "manage.py", "qcluster"],
+        env=env,
+        cwd=settings.BASE_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         # The cluster's scheduler fires the first tick (it looks every 30 s): claim + scrape task.
-        wait_for(lambda: ScrapeRun.objects.filter(status="done").exists(), 90, "the scheduled tick's scrape")
+        wait_for(
+            lambda: ScrapeRun.objects.filter(status="done").exists(),
+            90,
+            "the scheduled tick's scrape",
+        )
         run = ScrapeRun.objects.get(status="done")
         assert (run.ads_seen, run.ads_new) == (3, 3)
         # The next minute's tick sends; enqueue it rather than wait a real minute.

@@ -58,9 +58,13 @@ def run_queued_tasks(broker, count):
 
 def assert_scraped(runs):
     run_ids = [run.pk for run in runs]
-    assert set(ScrapeRun.objects.filter(pk__in=run_ids).values_list("status", flat=True)) == {"done"}
+    assert set(ScrapeRun.objects.filter(pk__in=run_ids).values_list("status", flat=True)) == {
+        "done"
+    }
     tasks = Task.objects.filter(group="scrape", success=True)
-    assert sorted(tasks.values_list("name", flat=True)) == sorted(f"scrape-kw{run.keyword_id}-run{run.pk}" for run in runs)
+    assert sorted(tasks.values_list("name", flat=True)) == sorted(
+        f"scrape-kw{run.keyword_id}-run{run.pk}" for run in runs
+    )
     assert sorted(task.args[0] for task in tasks) == sorted(run_ids)
 
 
@@ -70,7 +74,11 @@ def test_orm_broker_gets_all_tasks_in_one_insert_and_a_worker_runs_them(willhabe
     broker = ORM()
     with CaptureQueriesContext(connection) as queries:
         assert enqueue_scrapes(runs, broker) == 5
-    inserts = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('INSERT INTO "django_q_ormq"')]
+    inserts = [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith('INSERT INTO "django_q_ormq"')
+    ]
     assert len(inserts) == 1
     assert OrmQ.objects.filter(key=broker.list_key).count() == 5
     run_queued_tasks(broker, 5)
@@ -78,7 +86,9 @@ def test_orm_broker_gets_all_tasks_in_one_insert_and_a_worker_runs_them(willhabe
     assert OrmQ.objects.count() == 0, "the monitor acknowledged every task"
 
 
-def test_redis_broker_gets_all_tasks_in_one_push_and_a_worker_runs_them(willhaben_server, monkeypatch):
+def test_redis_broker_gets_all_tasks_in_one_push_and_a_worker_runs_them(
+    willhaben_server, monkeypatch
+):
     willhaben_server.set_ads(make_raw_ads(3))
     runs = claimed_runs(5)
     with running_redis() as url:
@@ -96,10 +106,14 @@ def assert_all_failed_and_due(runs):
     assert not ScrapeRun.objects.running().exists(), "no run left running without a task"
     closed = ScrapeRun.objects.filter(pk__in=[run.pk for run in runs])
     assert set(closed.values_list("status", "error")) == {("failed", "enqueue_failed")}
-    assert Keyword.objects.filter(pk__in=[run.keyword_id for run in runs], next_run_at__lte=now).count() == len(runs)
+    assert Keyword.objects.filter(
+        pk__in=[run.keyword_id for run in runs], next_run_at__lte=now
+    ).count() == len(runs)
 
 
-def test_a_tick_whose_redis_broker_is_down_fails_every_claimed_run_and_makes_them_due(monkeypatch, telegram):
+def test_a_tick_whose_redis_broker_is_down_fails_every_claimed_run_and_makes_them_due(
+    monkeypatch, telegram
+):
     keywords = [make_keyword() for _ in range(4)]
     monkeypatch.setattr(Conf, "ORM", None)  # Q_BROKER=redis, and nothing listens on its port
     monkeypatch.setattr(Conf, "REDIS", f"redis://127.0.0.1:{free_port()}/0")

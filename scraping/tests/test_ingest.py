@@ -37,7 +37,11 @@ def test_upserts_every_ad_and_links_new_ones():
     assert (result.counts.ads_seen, result.counts.ads_new) == (30, 30)
     assert Ad.objects.count() == 30 and KeywordAd.objects.count() == 30
     again = ingest_page(keyword, parsed(30), source="willhaben")
-    assert (again.counts.ads_new, again.counts.price_changes, again.counts.notifications) == (0, 0, 0)
+    assert (again.counts.ads_new, again.counts.price_changes, again.counts.notifications) == (
+        0,
+        0,
+        0,
+    )
     assert Ad.objects.count() == 30
 
 
@@ -49,7 +53,8 @@ def test_query_count_does_not_grow_with_the_page():
         ingest_page(keyword, parsed(5, start=100), source="willhaben")
     with CaptureQueriesContext(connection) as large:
         ingest_page(keyword, parsed(150, start=200), source="willhaben")
-    # A constant number of statements; SQLite's 999-parameter limit may split the big INSERTs in batches.
+    # A constant number of statements; SQLite's 999-parameter limit may split the big INSERTs in
+    # batches.
     assert len(small) <= 10
     assert len(large) <= len(small) + 4
 
@@ -60,7 +65,11 @@ def test_update_refreshes_fields_but_keeps_first_seen():
     renamed = [ParsedAd(**{**parsed(1)[0].__dict__, "title": "Renamed"})]
     ingest_page(keyword, renamed, source="willhaben", now=T0 + timedelta(hours=1))
     ad = Ad.objects.get()
-    assert ad.title == "Renamed" and ad.first_seen_at == T0 and ad.last_seen_at == T0 + timedelta(hours=1)
+    assert (
+        ad.title == "Renamed"
+        and ad.first_seen_at == T0
+        and ad.last_seen_at == T0 + timedelta(hours=1)
+    )
 
 
 def test_price_drop_and_rise_history_with_one_drop_notification():
@@ -68,7 +77,10 @@ def test_price_drop_and_rise_history_with_one_drop_notification():
     sub = make_subscription(keyword=keyword)
     ingest_page(keyword, parsed(2), source="willhaben", notify=False)
     ads = parsed(2)
-    ads = [ParsedAd(**{**ads[0].__dict__, "price": Decimal("90")}), ParsedAd(**{**ads[1].__dict__, "price": Decimal("120")})]
+    ads = [
+        ParsedAd(**{**ads[0].__dict__, "price": Decimal("90")}),
+        ParsedAd(**{**ads[1].__dict__, "price": Decimal("120")}),
+    ]
     result = ingest_page(keyword, ads, source="willhaben")
     assert (result.counts.price_drops, result.counts.price_changes) == (1, 2)
     assert sorted((c.old_price, c.new_price) for c in PriceChange.objects.all()) == [
@@ -86,12 +98,18 @@ def test_price_to_and_from_on_request_is_history_not_a_drop():
     make_subscription(keyword=keyword)
     ingest_page(keyword, parsed(1), source="willhaben")
     result = ingest_page(keyword, parsed(1, price=None), source="willhaben")
-    assert (result.counts.price_changes, result.counts.price_drops, result.counts.notifications) == (1, 0, 0)
+    assert (
+        result.counts.price_changes,
+        result.counts.price_drops,
+        result.counts.notifications,
+    ) == (1, 0, 0)
     assert PriceChange.objects.get().new_price is None
 
 
 def test_filtered_ads_are_stored_but_not_linked_or_notified():
-    keyword = make_keyword(price_min=Decimal("50"), price_max=Decimal("99.99"), excluded_words="defekt, Bastler")
+    keyword = make_keyword(
+        price_min=Decimal("50"), price_max=Decimal("99.99"), excluded_words="defekt, Bastler"
+    )
     make_subscription(keyword=keyword)
     ads = [
         *parsed(1, price="99.99", start=0),
@@ -163,7 +181,8 @@ def ad_writes(queries):
     return [
         q["sql"]
         for q in queries.captured_queries
-        if 'UPDATE "tracker_ad"' in q["sql"] or ('INSERT INTO "tracker_ad"' in q["sql"] and "ON CONFLICT" in q["sql"])
+        if 'UPDATE "tracker_ad"' in q["sql"]
+        or ('INSERT INTO "tracker_ad"' in q["sql"] and "ON CONFLICT" in q["sql"])
     ]
 
 

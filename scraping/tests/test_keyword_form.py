@@ -13,8 +13,14 @@ ADD = reverse("admin:tracker_keyword_add")
 @pytest.mark.parametrize(
     "changes,message",
     [
-        ({"query": "https://www.ebay.at/sch/i.html?_nkw=rtx"}, "cannot search this: not a willhaben URL"),
-        ({"query": "https://www.willhaben.at/hilfe/kontakt"}, "cannot search this: not a willhaben search URL"),
+        (
+            {"query": "https://www.ebay.at/sch/i.html?_nkw=rtx"},
+            "cannot search this: not a willhaben URL",
+        ),
+        (
+            {"query": "https://www.willhaben.at/hilfe/kontakt"},
+            "cannot search this: not a willhaben search URL",
+        ),
         ({"price_min": "-5"}, "A price cannot be negative."),
         ({"price_max": "-1"}, "A price cannot be negative."),
     ],

@@ -21,11 +21,19 @@ URL = "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien?PRICE_TO=1100&
     [
         ("fahrrad", {"price_max": Decimal("500")}, "fahrrad · bis € 500"),
         ("  rtx 3080 ", {}, "rtx 3080"),
-        ("ski", {"price_min": Decimal("100"), "price_max": Decimal("250.50")}, "ski · € 100 – 250,50"),
+        (
+            "ski",
+            {"price_min": Decimal("100"), "price_max": Decimal("250.50")},
+            "ski · € 100 – 250,50",
+        ),
         ("ski", {"price_min": Decimal("100")}, "ski · ab € 100"),
         (URL, {}, "Mietwohnungen Wien · bis € 1.100"),
         (URL, {"price_max": Decimal("900")}, "Mietwohnungen Wien · bis € 900"),
-        ("https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=fahrrad&PRICE_FROM=50", {}, "fahrrad · ab € 50"),
+        (
+            "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=fahrrad&PRICE_FROM=50",
+            {},
+            "fahrrad · ab € 50",
+        ),
         (f"{MARKET}/pc-komponenten/grafikkarten-5882", {}, "Pc-Komponenten Grafikkarten"),
     ],
 )
@@ -34,15 +42,36 @@ def test_willhaben_describes_words_and_urls(query, bounds, name):
 
 
 def test_an_unreadable_url_falls_back_to_the_base_description():
-    assert WillhabenSource().describe("https://example.com/x") == Source().describe("https://example.com/x") == "https://example.com/x"
+    assert (
+        WillhabenSource().describe("https://example.com/x")
+        == Source().describe("https://example.com/x")
+        == "https://example.com/x"
+    )
 
 
 @pytest.mark.django_db
 def test_admin_fills_an_empty_name_and_keeps_a_given_one(admin_client):
-    assert admin_client.post(reverse("admin:tracker_keyword_add"), keyword_form(query=URL)).status_code == 302
-    assert admin_client.post(reverse("admin:tracker_keyword_add"), keyword_form(query="fahrrad", price_max="500")).status_code == 302
-    assert admin_client.post(reverse("admin:tracker_keyword_add"), keyword_form(query=URL, name="Wohnung")).status_code == 302
-    assert list(Keyword.objects.values_list("name", flat=True)) == ["Mietwohnungen Wien · bis € 1.100", "fahrrad · bis € 500", "Wohnung"]
+    assert (
+        admin_client.post(reverse("admin:tracker_keyword_add"), keyword_form(query=URL)).status_code
+        == 302
+    )
+    assert (
+        admin_client.post(
+            reverse("admin:tracker_keyword_add"), keyword_form(query="fahrrad", price_max="500")
+        ).status_code
+        == 302
+    )
+    assert (
+        admin_client.post(
+            reverse("admin:tracker_keyword_add"), keyword_form(query=URL, name="Wohnung")
+        ).status_code
+        == 302
+    )
+    assert list(Keyword.objects.values_list("name", flat=True)) == [
+        "Mietwohnungen Wien · bis € 1.100",
+        "fahrrad · bis € 500",
+        "Wohnung",
+    ]
 
     out = StringIO()
     try:

@@ -78,13 +78,21 @@ def test_page_lists_the_last_ten_runs_linked_to_their_pages(admin_client):
     now = timezone.now()
     runs = [
         ScrapeRun.objects.create(
-            keyword=kw, source="willhaben", status="failed", error=f"err_{i}", started_at=now - dt.timedelta(minutes=i), ads_seen=30
+            keyword=kw,
+            source="willhaben",
+            status="failed",
+            error=f"err_{i}",
+            started_at=now - dt.timedelta(minutes=i),
+            ads_seen=30,
         )
         for i in range(12)
     ]
     html = admin_client.get(page_url(kw)).content.decode()
     for run in runs[:10]:
-        assert reverse("admin:scraping_scraperun_change", args=[run.pk]) in html and f">{run.error}<" in html
+        assert (
+            reverse("admin:scraping_scraperun_change", args=[run.pk]) in html
+            and f">{run.error}<" in html
+        )
     for run in runs[10:]:
         assert f">{run.error}<" not in html
     assert '<span class="lago-badge lago-red">failed</span>' in html and "30 / 0" in html
@@ -115,7 +123,12 @@ def test_page_queries_do_not_grow_with_runs(admin_client):
     queries()  # the first request of a session also writes it
     few = queries()
     for i in range(30):
-        ScrapeRun.objects.create(keyword=kw, source="willhaben", status="done", started_at=timezone.now() - dt.timedelta(hours=i + 1))
+        ScrapeRun.objects.create(
+            keyword=kw,
+            source="willhaben",
+            status="done",
+            started_at=timezone.now() - dt.timedelta(hours=i + 1),
+        )
     assert queries() == few
 
 

@@ -18,8 +18,14 @@ from scraping.sources.willhaben import build_page, next_link_pin, parse_body
 from tests.fakes.willhaben_factory import make_raw_ads, search_result
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
     max_leaves=20,
 )
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -73,7 +79,9 @@ def test_random_bytes_give_a_page_or_a_parse_error(raw):
 @example(("advertSummaryList", "advertSummary", 0, "attributes", "attribute", 0), None)
 @example(("advertSummaryList", "advertSummary", 0, "attributes", "attribute", 0, "values"), "x")
 @example(("advertSummaryList", "advertSummary"), {"a": 1})
-@example(("advertSummaryList", "advertSummary", 0, "advertImageList", "advertImage"), [1])  # found by this test: AttributeError
+@example(
+    ("advertSummaryList", "advertSummary", 0, "advertImageList", "advertImage"), [1]
+)  # found by this test: AttributeError
 @example(("pagingLinksList", "contextLink"), [1])
 @example(("pagingLinksList", "contextLink", 0, "relativePath"), 5)
 def test_a_mutated_search_result_gives_a_page_or_a_parse_error(path, replacement):

@@ -45,7 +45,9 @@ def test_poison_ads_are_skipped_and_counted_on_every_run(willhaben_server):
 
 def test_nul_and_overlong_text_is_clipped_not_skipped(willhaben_server):
     raw = make_raw_ad(title="A\x00" + "b" * 700, location="W\x00" + "x" * 300)
-    raw["attributes"]["attribute"].append({"name": "SEO_URL", "values": ["kaufen-und-verkaufen/d/a-1/"]})
+    raw["attributes"]["attribute"].append(
+        {"name": "SEO_URL", "values": ["kaufen-und-verkaufen/d/a-1/"]}
+    )
     willhaben_server.set_ads([raw])
     keyword = make_keyword(query="grafikkarte")
     run = _run(keyword)
@@ -60,15 +62,24 @@ def test_nul_and_overlong_text_is_clipped_not_skipped(willhaben_server):
         lambda raw: set_price(raw, "Infinity"),
         lambda raw: set_price(raw, "1e40"),
         lambda raw: set_price(raw, "-10000000000"),
-        lambda raw: raw["attributes"]["attribute"].append({"name": "SEO_URL", "values": ["x" * 1000]}),
+        lambda raw: raw["attributes"]["attribute"].append(
+            {"name": "SEO_URL", "values": ["x" * 1000]}
+        ),
         lambda raw: raw.update(id="12\x0034"),
-        lambda raw: raw["attributes"]["attribute"].append({"name": "PUBLISHED", "values": ["9" * 30]}),
+        lambda raw: raw["attributes"]["attribute"].append(
+            {"name": "PUBLISHED", "values": ["9" * 30]}
+        ),
     ],
 )
 def test_each_kind_of_poison_is_one_bad_ad(mutate):
     raws = make_raw_ads(3)
     mutate(raws[1])
-    page = build_page(search_result(raws, rows_found=3, rows_requested=30, page=1, path="x"), number=1, rows=30, cursor=None)
+    page = build_page(
+        search_result(raws, rows_found=3, rows_requested=30, page=1, path="x"),
+        number=1,
+        rows=30,
+        cursor=None,
+    )
     assert [a.external_id for a in page.ads] == [raws[0]["id"], raws[2]["id"]]
     assert len(page.extra["bad_ads"]) == 1
 
@@ -76,12 +87,22 @@ def test_each_kind_of_poison_is_one_bad_ad(mutate):
 def test_a_price_at_the_column_limit_is_kept():
     raws = make_raw_ads(1)
     set_price(raws[0], "9999999999.99")
-    page = build_page(search_result(raws, rows_found=1, rows_requested=30, page=1, path="x"), number=1, rows=30, cursor=None)
+    page = build_page(
+        search_result(raws, rows_found=1, rows_requested=30, page=1, path="x"),
+        number=1,
+        rows=30,
+        cursor=None,
+    )
     assert page.ads[0].price == Decimal("9999999999.99") and "bad_ads" not in page.extra
 
 
 def test_fit_ad_rejects_an_empty_id():
-    page = build_page(search_result(make_raw_ads(1), rows_found=1, rows_requested=30, page=1, path="x"), number=1, rows=30, cursor=None)
+    page = build_page(
+        search_result(make_raw_ads(1), rows_found=1, rows_requested=30, page=1, path="x"),
+        number=1,
+        rows=30,
+        cursor=None,
+    )
     ad = page.ads[0]
     with pytest.raises(BadAd):
         fit_ad(ad.__class__(**{**ad.__dict__, "external_id": ""}))

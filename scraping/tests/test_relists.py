@@ -47,19 +47,31 @@ def gone(willhaben_server, settings, telegram):
     scrape(str(keyword.pk), "--sweep")
     assert list(Ad.objects.gone().values_list("external_id", flat=True)) == [sold["id"]]
     assert Notification.objects.count() == 0
-    return {"server": willhaben_server, "ads": ads, "keyword": keyword, "chat": chat, "sold": Ad.objects.get(external_id=sold["id"])}
+    return {
+        "server": willhaben_server,
+        "ads": ads,
+        "keyword": keyword,
+        "chat": chat,
+        "sold": Ad.objects.get(external_id=sold["id"]),
+    }
 
 
-def relist(gone, *, title="  fahrrad CUBE aim 29 zoll – TOP Zustand 🚲 ", price="150", postcode="1010"):
+def relist(
+    gone, *, title="  fahrrad CUBE aim 29 zoll – TOP Zustand 🚲 ", price="150", postcode="1010"
+):
     """The seller puts the ad up again under a new id; a normal run sees it, the sender sends."""
-    raw = make_raw_ad(title=title, price=price, postcode=postcode, published=BASE_TIME + timedelta(hours=2))
+    raw = make_raw_ad(
+        title=title, price=price, postcode=postcode, published=BASE_TIME + timedelta(hours=2)
+    )
     gone["server"].set_ads([raw, *gone["ads"]])
     scrape(str(gone["keyword"].pk))
     process_queue()
     return Ad.objects.get(external_id=raw["id"])
 
 
-def test_a_relist_within_the_window_is_announced_as_a_relist_with_the_earlier_price_and_date(gone, telegram):
+def test_a_relist_within_the_window_is_announced_as_a_relist_with_the_earlier_price_and_date(
+    gone, telegram
+):
     ad = relist(gone)
     assert ad.relist_of == gone["sold"]
     (text,) = telegram.texts(gone["chat"].chat_id)
@@ -108,19 +120,29 @@ def test_the_window_is_a_setting(gone, telegram, settings):
 def test_a_gone_ad_is_relisted_once(gone, telegram):
     first = relist(gone)  # € 150
     Ad.objects.filter(pk=first.pk).update(gone_at=timezone.now())
-    second = relist(gone, price="220")  # +47 % on the € 150 relist, +22 % on the € 180 original: no match
+    second = relist(
+        gone, price="220"
+    )  # +47 % on the € 150 relist, +22 % on the € 180 original: no match
     assert first.relist_of == gone["sold"] and second.relist_of is None
 
 
 def test_title_key_ignores_case_punctuation_emoji_and_spacing():
-    assert title_key('  Fahrrad CUBE—aim, 29"  Zoll!! 🚲') == title_key("fahrrad cube aim 29 zoll") == "fahrrad cube aim 29 zoll"
+    assert (
+        title_key('  Fahrrad CUBE—aim, 29"  Zoll!! 🚲')
+        == title_key("fahrrad cube aim 29 zoll")
+        == "fahrrad cube aim 29 zoll"
+    )
     assert title_key("Straße") == title_key("STRASSE")
     assert title_key("🚲 !!") == ""
 
 
 def test_prices_match_within_thirty_percent_and_on_request_only_with_on_request():
-    assert prices_match(Decimal("100"), Decimal("70")) and prices_match(Decimal("100"), Decimal("130"))
-    assert not prices_match(Decimal("100"), Decimal("69.99")) and not prices_match(Decimal("100"), Decimal("130.01"))
+    assert prices_match(Decimal("100"), Decimal("70")) and prices_match(
+        Decimal("100"), Decimal("130")
+    )
+    assert not prices_match(Decimal("100"), Decimal("69.99")) and not prices_match(
+        Decimal("100"), Decimal("130.01")
+    )
     assert prices_match(None, None)
     assert not prices_match(None, Decimal("100")) and not prices_match(Decimal("100"), None)
 
@@ -128,9 +150,21 @@ def test_prices_match_within_thirty_percent_and_on_request_only_with_on_request(
 def test_a_page_is_matched_in_one_query(django_assert_num_queries):
     now = timezone.now()
     for n in range(50):
-        make_ad(title=f"Gone bike {n}", postcode="1010", price=Decimal("100"), gone_at=now - timedelta(days=1))
+        make_ad(
+            title=f"Gone bike {n}",
+            postcode="1010",
+            price=Decimal("100"),
+            gone_at=now - timedelta(days=1),
+        )
     page = [
-        ParsedAd(external_id=f"x{n}", title=f"gone BIKE {n}!", price=Decimal("110"), url="https://x", postcode="1010") for n in range(200)
+        ParsedAd(
+            external_id=f"x{n}",
+            title=f"gone BIKE {n}!",
+            price=Decimal("110"),
+            url="https://x",
+            postcode="1010",
+        )
+        for n in range(200)
     ]
     with django_assert_num_queries(1):
         matches = match_relists("willhaben", page, now)

@@ -32,7 +32,9 @@ def test_a_gzip_bomb_fails_the_run_as_too_large(willhaben_server, settings):
 def test_a_body_at_the_cap_is_read(willhaben_server, settings):
     settings.SCRAPE_MAX_RESPONSE_BYTES = 4_000
     willhaben_server.gzip_bomb(4_000)
-    response = http.fetch(willhaben_server.base_url + "/webapi/iad/search/atz/seo/x", headers={"x-wh-client": "t"})
+    response = http.fetch(
+        willhaben_server.base_url + "/webapi/iad/search/atz/seo/x", headers={"x-wh-client": "t"}
+    )
     assert response.content == bytes(4_000) and "content-encoding" not in response.headers
 
 

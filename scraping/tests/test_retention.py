@@ -22,7 +22,9 @@ S = ScrapeRun.Status
 
 def run(keyword, status, days_ago, **kw):
     started = timezone.now() - timedelta(days=days_ago)
-    return ScrapeRun.objects.create(keyword=keyword, source="willhaben", status=status, started_at=started, **kw)
+    return ScrapeRun.objects.create(
+        keyword=keyword, source="willhaben", status=status, started_at=started, **kw
+    )
 
 
 def note(status, days_ago):
@@ -31,7 +33,14 @@ def note(status, days_ago):
 
 def task(success, days_ago):
     at = timezone.now() - timedelta(days=days_ago)
-    return Task.objects.create(id=uuid.uuid4().hex, name=uuid.uuid4().hex, func="x.y", started=at, stopped=at, success=success)
+    return Task.objects.create(
+        id=uuid.uuid4().hex,
+        name=uuid.uuid4().hex,
+        func="x.y",
+        started=at,
+        stopped=at,
+        success=success,
+    )
 
 
 def test_old_runs_go_but_each_keyword_keeps_its_last_done_and_last_failed_run():
@@ -98,7 +107,9 @@ def test_the_tick_prunes_once_a_day(telegram):
     run(kw, S.SKIPPED, 40)
     tick()  # pruned less than a day ago: left for tomorrow
     assert ScrapeRun.objects.filter(status=S.SKIPPED).count() == 1
-    Heartbeat.objects.filter(name=retention.HEARTBEAT).update(last_seen_at=timezone.now() - timedelta(days=1, seconds=1))
+    Heartbeat.objects.filter(name=retention.HEARTBEAT).update(
+        last_seen_at=timezone.now() - timedelta(days=1, seconds=1)
+    )
     tick()
     assert not ScrapeRun.objects.filter(status=S.SKIPPED).exists()
 
@@ -120,5 +131,9 @@ def test_prune_command_dry_run_counts_and_deletes_nothing(capsys):
     assert ScrapeRun.objects.count() == 1 and Notification.objects.count() == 1
     call_command("prune")
     out = capsys.readouterr().out
-    assert "scrape_runs: 1 deleted so far" in out and "scrape_runs: 1 deleted" in out and "task_failures: 0 deleted" in out
+    assert (
+        "scrape_runs: 1 deleted so far" in out
+        and "scrape_runs: 1 deleted" in out
+        and "task_failures: 0 deleted" in out
+    )
     assert ScrapeRun.objects.count() == 0 and Notification.objects.count() == 0

@@ -29,21 +29,34 @@ def run():
 
 
 def test_detail_page_is_read_only_with_pretty_json(admin_client, run):
-    html = admin_client.get(reverse("admin:scraping_scraperun_change", args=[run.pk])).content.decode()
-    assert '<pre class="lago-pre">{\n  &quot;page&quot;: 2,\n  &quot;reason&quot;: &quot;&lt;unexpected&gt;&quot;\n}</pre>' in html
+    html = admin_client.get(
+        reverse("admin:scraping_scraperun_change", args=[run.pk])
+    ).content.decode()
+    assert (
+        '<pre class="lago-pre">{\n  &quot;page&quot;: 2,\n  &quot;reason&quot;: &quot;&lt;unexpected&gt;&quot;\n}</pre>'
+        in html
+    )
     assert "12.5 s" in html
     assert 'name="_save"' not in html
 
 
 def test_post_to_change_is_refused(admin_client, run):
-    response = admin_client.post(reverse("admin:scraping_scraperun_change", args=[run.pk]), {"status": "done"})
+    response = admin_client.post(
+        reverse("admin:scraping_scraperun_change", args=[run.pk]), {"status": "done"}
+    )
     assert response.status_code == 403
 
 
-@pytest.mark.parametrize("params", [{"status__exact": "failed"}, {"error": "parse_error"}, {"source": "willhaben"}])
+@pytest.mark.parametrize(
+    "params", [{"status__exact": "failed"}, {"error": "parse_error"}, {"source": "willhaben"}]
+)
 def test_filters(admin_client, run, params):
     ScrapeRun.objects.create(keyword=make_keyword(), source="other", status="done")
-    rows = admin_client.get(reverse("admin:scraping_scraperun_changelist"), params).context["cl"].result_list
+    rows = (
+        admin_client.get(reverse("admin:scraping_scraperun_changelist"), params)
+        .context["cl"]
+        .result_list
+    )
     assert [r.pk for r in rows] == [run.pk]
 
 

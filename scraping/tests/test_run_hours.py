@@ -15,7 +15,14 @@ SINCE = NOW - timedelta(hours=24)
 
 
 def run(keyword, ago, status="done", kind="window", **fields):
-    return ScrapeRun.objects.create(keyword=keyword, source="willhaben", status=status, kind=kind, started_at=NOW - ago, **fields)
+    return ScrapeRun.objects.create(
+        keyword=keyword,
+        source="willhaben",
+        status=status,
+        kind=kind,
+        started_at=NOW - ago,
+        **fields,
+    )
 
 
 def spread(keyword):
@@ -23,9 +30,21 @@ def spread(keyword):
     for quarter in range(0, 24 * 4 + 2):
         ago = timedelta(minutes=15 * quarter + 7)
         status = ("done", "done", "failed", "banned")[quarter % 4]
-        run(keyword, ago, status, kind="sweep" if quarter % 5 == 0 else "window", counters={"http_429": quarter % 3})
+        run(
+            keyword,
+            ago,
+            status,
+            kind="sweep" if quarter % 5 == 0 else "window",
+            counters={"http_429": quarter % 3},
+        )
     run(keyword, timedelta(minutes=3), "running")
-    run(keyword, timedelta(hours=5, minutes=1), "skipped", error="source_unavailable", counters={"skips": 4})
+    run(
+        keyword,
+        timedelta(hours=5, minutes=1),
+        "skipped",
+        error="source_unavailable",
+        counters={"skips": 4},
+    )
 
 
 def live(since):
@@ -46,7 +65,9 @@ def test_the_window_equals_a_live_count_and_settled_hours_are_stored():
     assert totals(window_rows(SINCE, NOW)) == totals(live(SINCE))
     hours = sorted(RunHour.objects.values_list("hour", flat=True))
     # From the first whole hour of the window to the last hour that ended 15 + 5 minutes ago.
-    assert hours[0] == datetime(2026, 12, 2, 18, tzinfo=UTC) and hours[-1] == datetime(2026, 12, 3, 16, tzinfo=UTC)
+    assert hours[0] == datetime(2026, 12, 2, 18, tzinfo=UTC) and hours[-1] == datetime(
+        2026, 12, 3, 16, tzinfo=UTC
+    )
     assert len(hours) == 23
     assert totals(window_rows(SINCE, NOW)) == totals(live(SINCE))  # read back from the stored hours
 
@@ -71,7 +92,9 @@ def test_a_skip_row_that_keeps_collapsing_is_counted_live():
 
 def test_an_hour_with_a_run_still_running_is_not_stored():
     spread(make_keyword())
-    stuck = run(make_keyword(), timedelta(hours=3, minutes=10), "running")  # one running run per keyword
+    stuck = run(
+        make_keyword(), timedelta(hours=3, minutes=10), "running"
+    )  # one running run per keyword
     assert totals(window_rows(SINCE, NOW)) == totals(live(SINCE))
     assert not RunHour.objects.filter(hour=datetime(2026, 12, 3, 14, tzinfo=UTC)).exists()
     stuck.status = "failed"

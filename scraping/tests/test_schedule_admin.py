@@ -11,14 +11,31 @@ ADD = reverse("admin:django_q_schedule_add")
 
 
 def form(**extra):
-    data = {"name": "x", "func": TICK["func"], "hook": "", "args": "", "kwargs": "", "schedule_type": "I", "minutes": "1"}
+    data = {
+        "name": "x",
+        "func": TICK["func"],
+        "hook": "",
+        "args": "",
+        "kwargs": "",
+        "schedule_type": "I",
+        "minutes": "1",
+    }
     data.update(
-        {"repeats": "-1", "next_run_0": "2030-01-01", "next_run_1": "00:00:00", "cron": "", "cluster": "", "intended_date_kwarg": ""}
+        {
+            "repeats": "-1",
+            "next_run_0": "2030-01-01",
+            "next_run_1": "00:00:00",
+            "cron": "",
+            "cluster": "",
+            "intended_date_kwarg": "",
+        }
     )
     return {**data, **extra}
 
 
-@pytest.mark.parametrize("func", ["os.system", "subprocess.run", "builtins.eval", " scraping.tick.tick.__globals__"])
+@pytest.mark.parametrize(
+    "func", ["os.system", "subprocess.run", "builtins.eval", " scraping.tick.tick.__globals__"]
+)
 def test_a_foreign_function_is_rejected(admin_client, func):
     response = admin_client.post(ADD, form(func=func, args="'id > /tmp/pwned'"))
     assert response.status_code == 200

@@ -61,12 +61,17 @@ def test_cursor_is_the_newest_ad_seen(server, keyword):
     scrape_keyword(keyword)
     keyword.refresh_from_db()
     newest = Ad.objects.order_by("-published_at").first()
-    assert (keyword.cursor_published_at, keyword.cursor_ad_id) == (newest.published_at, newest.external_id)
+    assert (keyword.cursor_published_at, keyword.cursor_ad_id) == (
+        newest.published_at,
+        newest.external_id,
+    )
 
 
 def test_no_page_two_when_page_one_reaches_the_cursor(server, keyword):
     keyword = _seen_keyword(keyword, server)
-    server.set_ads(make_raw_ads(5, newest=keyword.cursor_published_at + timedelta(minutes=10)) + server.ads)
+    server.set_ads(
+        make_raw_ads(5, newest=keyword.cursor_published_at + timedelta(minutes=10)) + server.ads
+    )
     outcome = scrape_keyword(keyword)
     assert [r.param("page") for r in server.search_requests()] == ["1"]
     assert outcome.counts.ads_new == 5 and "coverage_gap" not in outcome.counts.extra
@@ -76,7 +81,9 @@ def test_old_pinned_ads_do_not_stop_paging(server, keyword):
     keyword = _seen_keyword(keyword, server)
     fresh = make_raw_ads(45, newest=keyword.cursor_published_at + timedelta(hours=2))
     server.set_ads(fresh + server.ads)
-    server.top_ads = [make_raw_ad(published=keyword.cursor_published_at - timedelta(days=3), bumped=True)]
+    server.top_ads = [
+        make_raw_ad(published=keyword.cursor_published_at - timedelta(days=3), bumped=True)
+    ]
     outcome = scrape_keyword(keyword)
     assert outcome.counts.pages == 2 and outcome.counts.ads_new == 46
 
@@ -111,7 +118,9 @@ def test_after_an_empty_first_run_the_first_ads_are_news(willhaben_server, keywo
 def test_new_ads_notify_once_and_a_second_cycle_renotifies_nothing(server, keyword):
     sub = make_subscription(keyword=keyword)
     keyword = _seen_keyword(keyword, server)
-    server.set_ads(make_raw_ads(3, newest=keyword.cursor_published_at + timedelta(minutes=10)) + server.ads)
+    server.set_ads(
+        make_raw_ads(3, newest=keyword.cursor_published_at + timedelta(minutes=10)) + server.ads
+    )
     scrape_keyword(keyword)
     assert Notification.objects.filter(chat=sub.chat, kind="new").count() == 3
     keyword.refresh_from_db()
@@ -130,7 +139,12 @@ def test_price_drop_writes_price_change_and_one_notification(server, keyword):
     change = PriceChange.objects.get()
     assert (change.old_price, change.new_price) == (Decimal("100.00"), Decimal("80.00"))
     note = Notification.objects.get()
-    assert (note.chat, note.kind, note.price, note.old_price) == (sub.chat, "price_drop", Decimal("80.00"), Decimal("100.00"))
+    assert (note.chat, note.kind, note.price, note.old_price) == (
+        sub.chat,
+        "price_drop",
+        Decimal("80.00"),
+        Decimal("100.00"),
+    )
     keyword.refresh_from_db()
     scrape_keyword(keyword)
     assert Notification.objects.count() == 1 and PriceChange.objects.count() == 1
@@ -138,7 +152,9 @@ def test_price_drop_writes_price_change_and_one_notification(server, keyword):
 
 def test_coverage_gap_when_cap_is_hit_before_the_cursor(server, keyword):
     keyword = _seen_keyword(keyword, server)
-    server.set_ads(make_raw_ads(70, newest=keyword.cursor_published_at + timedelta(hours=3)) + server.ads)
+    server.set_ads(
+        make_raw_ads(70, newest=keyword.cursor_published_at + timedelta(hours=3)) + server.ads
+    )
     outcome = scrape_keyword(keyword)
     assert outcome.counts.pages == 2 and outcome.counts.extra["coverage_gap"] == 1
 
@@ -146,7 +162,11 @@ def test_coverage_gap_when_cap_is_hit_before_the_cursor(server, keyword):
 def test_last_short_page_stops_paging(willhaben_server, keyword):
     willhaben_server.set_ads(make_raw_ads(20))
     outcome = scrape_keyword(keyword)
-    assert outcome.counts.pages == 1 and outcome.counts.ads_seen == 20 and "coverage_gap" not in outcome.counts.extra
+    assert (
+        outcome.counts.pages == 1
+        and outcome.counts.ads_seen == 20
+        and "coverage_gap" not in outcome.counts.extra
+    )
 
 
 def test_exact_multiple_of_rows_stops_at_rows_found(willhaben_server, keyword, settings):
@@ -168,12 +188,16 @@ def test_exact_multiple_of_rows_stops_at_rows_found(willhaben_server, keyword, s
         ({"latency_s": 0.5}, "failed", "timeout"),
     ],
 )
-def test_failures_map_to_status_and_slug_and_keep_the_cursor(server, keyword, settings, knob, status, error):
+def test_failures_map_to_status_and_slug_and_keep_the_cursor(
+    server, keyword, settings, knob, status, error
+):
     settings.HTTP_RETRIES = 1
     settings.HTTP_TIMEOUT = 0.2
     keyword = _seen_keyword(keyword, server)
     cursor = (keyword.cursor_published_at, keyword.cursor_ad_id)
-    server.set_ads(make_raw_ads(3, newest=keyword.cursor_published_at + timedelta(minutes=10)) + server.ads)
+    server.set_ads(
+        make_raw_ads(3, newest=keyword.cursor_published_at + timedelta(minutes=10)) + server.ads
+    )
     if "fail" in knob:
         server.fail_next(**knob["fail"])
     server.mode = knob.get("mode", "ok")

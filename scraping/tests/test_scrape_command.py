@@ -39,7 +39,9 @@ def test_adhoc_query_is_a_dry_run(willhaben_server):
 
 
 def test_table_shows_prices_in_the_one_format(willhaben_server):
-    willhaben_server.set_ads([make_raw_ad(price="673.59"), make_raw_ad(price="0"), make_raw_ad(price=None)])
+    willhaben_server.set_ads(
+        [make_raw_ad(price="673.59"), make_raw_ad(price="0"), make_raw_ad(price=None)]
+    )
     out = run("rtx 3080", "--pages", "1")
     assert "€ 673,59" in out and "zu verschenken" in out and "Preis auf Anfrage" in out
     assert "EUR" not in out

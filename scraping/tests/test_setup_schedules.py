@@ -17,7 +17,9 @@ def test_creates_the_tick_once_and_is_idempotent(capsys):
 
 
 def test_repairs_an_edited_schedule():
-    Schedule.objects.create(name="lago-tick", func="scraping.tick.tick", schedule_type=Schedule.HOURLY)
+    Schedule.objects.create(
+        name="lago-tick", func="scraping.tick.tick", schedule_type=Schedule.HOURLY
+    )
     call_command("setup_schedules")
     assert Schedule.objects.get().schedule_type == Schedule.MINUTES
 

@@ -32,10 +32,14 @@ def thirty_ads(willhaben_server, settings):
     return ads
 
 
-def test_a_sweep_sees_a_price_cut_on_page_two_that_a_cursor_run_misses(willhaben_server, thirty_ads):
+def test_a_sweep_sees_a_price_cut_on_page_two_that_a_cursor_run_misses(
+    willhaben_server, thirty_ads
+):
     keyword = make_keyword()
     chats = [make_subscription(keyword=keyword).chat for _ in range(2)]
-    make_subscription(keyword=keyword, drop_rule="below", drop_value=100)  # the target is lower: no row
+    make_subscription(
+        keyword=keyword, drop_rule="below", drop_value=100
+    )  # the target is lower: no row
     scrape(str(keyword.pk), "--pages", "2")  # the first run knows all 30 ads
     assert KeywordAd.objects.filter(keyword=keyword).count() == 30
     set_price(thirty_ads[20], "120")  # page 2 of 15
@@ -55,7 +59,9 @@ def test_a_sweep_sees_a_price_cut_on_page_two_that_a_cursor_run_misses(willhaben
     assert ScrapeRun.objects.filter(kind=ScrapeRun.Kind.SWEEP, status="done").count() == 1
 
 
-def test_a_sweep_links_backlog_quietly_and_announces_ads_newer_than_the_cursor(willhaben_server, thirty_ads):
+def test_a_sweep_links_backlog_quietly_and_announces_ads_newer_than_the_cursor(
+    willhaben_server, thirty_ads
+):
     keyword = make_keyword()
     make_subscription(keyword=keyword)
     scrape(str(keyword.pk))  # knows page 1 only; the cursor is its newest ad
@@ -109,6 +115,8 @@ def test_a_sweep_that_hit_its_page_cap_marks_nothing_gone(willhaben_server, thir
     scrape(str(keyword.pk), "--sweep")
     thirty_ads.pop(20)
     settings.SCRAPE_SWEEP_MAX_PAGES = 1
-    willhaben_server.set_ads(thirty_ads + make_raw_ads(200, newest=BASE_TIME - timedelta(days=30)))  # 2 pages of 200
+    willhaben_server.set_ads(
+        thirty_ads + make_raw_ads(200, newest=BASE_TIME - timedelta(days=30))
+    )  # 2 pages of 200
     scrape(str(keyword.pk), "--sweep")
     assert not Ad.objects.gone().exists()

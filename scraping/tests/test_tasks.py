@@ -66,10 +66,14 @@ def test_a_run_reaped_meanwhile_is_not_scraped(willhaben_server, claimed):
     assert willhaben_server.search_requests() == []
 
 
-def test_retries_that_would_outlast_the_time_budget_end_the_run_with_the_real_error(willhaben_server, claimed, settings):
+def test_retries_that_would_outlast_the_time_budget_end_the_run_with_the_real_error(
+    willhaben_server, claimed, settings
+):
     """django-q2 kills a task at Q_TIMEOUT_S; the scrape must end first and say why."""
     settings.SCRAPE_TIME_BUDGET_S = 2
-    settings.HTTP_BACKOFF_BASE_S = settings.HTTP_BACKOFF_MAX_S = 30  # one retry wait alone would pass the budget
+    settings.HTTP_BACKOFF_BASE_S = settings.HTTP_BACKOFF_MAX_S = (
+        30  # one retry wait alone would pass the budget
+    )
     willhaben_server.fail_next(status=503, times=10)
     started = time.monotonic()
     assert run_scrape(claimed.pk) == "failed"
@@ -79,7 +83,9 @@ def test_retries_that_would_outlast_the_time_budget_end_the_run_with_the_real_er
     assert len(willhaben_server.search_requests()) == 1
 
 
-def test_a_request_that_hangs_is_cut_at_the_end_of_the_time_budget(willhaben_server, claimed, settings):
+def test_a_request_that_hangs_is_cut_at_the_end_of_the_time_budget(
+    willhaben_server, claimed, settings
+):
     settings.SCRAPE_TIME_BUDGET_S = 1
     settings.HTTP_TIMEOUT = 30
     willhaben_server.set_ads(make_raw_ads(3))

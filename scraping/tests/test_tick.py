@@ -59,13 +59,18 @@ def test_a_failing_step_is_logged_and_the_rest_runs(settings, caplog, telegram):
     with caplog.at_level(logging.ERROR, logger="scraping.tick"):
         result = tick()
     assert result["sent"] is None and result["claimed"] == 1
-    assert any("tick step 'send notifications' failed" in r.getMessage() and r.exc_info for r in caplog.records)
+    assert any(
+        "tick step 'send notifications' failed" in r.getMessage() and r.exc_info
+        for r in caplog.records
+    )
 
 
 def test_tick_reaps_zombies_before_claiming(settings, telegram):
     settings.SCRAPE_ZOMBIE_MINUTES = 15
     kw = make_keyword(next_run_at=timezone.now() + timedelta(hours=1))
-    ScrapeRun.objects.create(keyword=kw, source=kw.source, started_at=timezone.now() - timedelta(minutes=20))
+    ScrapeRun.objects.create(
+        keyword=kw, source=kw.source, started_at=timezone.now() - timedelta(minutes=20)
+    )
     result = tick()
     assert result["reaped"] == 1 and result["claimed"] == 1
     assert ScrapeRun.objects.get(error="zombie").status == "failed"
@@ -80,15 +85,23 @@ def test_without_a_token_rows_stay_pending_and_scraping_goes_on(settings, caplog
         result = tick()
     assert result["claimed"] == 1
     assert Notification.objects.get().status == Notification.Status.PENDING
-    assert any("TELEGRAM_BOT_TOKEN" in r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+    assert any(
+        "TELEGRAM_BOT_TOKEN" in r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING
+    )
 
 
 def tick_queries(keywords, due):
     """The queries of one tick in which the first `due` of `keywords` are due (none running)."""
     now = timezone.now()
     ScrapeRun.objects.running().update(status="done", finished_at=now)
-    Keyword.objects.filter(pk__in=[k.pk for k in keywords]).update(next_run_at=now + timedelta(hours=1))
-    Keyword.objects.filter(pk__in=[k.pk for k in keywords[:due]]).update(next_run_at=now - timedelta(minutes=1))
+    Keyword.objects.filter(pk__in=[k.pk for k in keywords]).update(
+        next_run_at=now + timedelta(hours=1)
+    )
+    Keyword.objects.filter(pk__in=[k.pk for k in keywords[:due]]).update(
+        next_run_at=now - timedelta(minutes=1)
+    )
     with CaptureQueriesContext(connection) as queries:
         assert tick()["claimed"] == due
     return len(queries)

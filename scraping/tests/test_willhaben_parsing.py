@@ -9,7 +9,14 @@ import pytest
 
 from scraping.errors import BadQuery, FetchError, ParseError
 from scraping.sources import UnknownSource, get_handler
-from scraping.sources.willhaben import WillhabenSource, build_page, build_request, next_link_pin, parse_body, reaches_cursor
+from scraping.sources.willhaben import (
+    WillhabenSource,
+    build_page,
+    build_request,
+    next_link_pin,
+    parse_body,
+    reaches_cursor,
+)
 from tests.fakes.willhaben_factory import make_raw_ad, make_raw_ads, search_result
 from tests.paths import willhaben_fixture
 
@@ -43,11 +50,15 @@ def test_recorded_fixture_parses_every_ad_and_price(name):
     assert page.rows_found == rows_found
     assert len(page.ads) == count
     raw_prices = _raw_prices(path)
-    assert [ad.price for ad in page.ads] == [Decimal(p).quantize(Decimal("0.01")) for p in raw_prices]
+    assert [ad.price for ad in page.ads] == [
+        Decimal(p).quantize(Decimal("0.01")) for p in raw_prices
+    ]
     assert sum(1 for ad in page.ads if ad.price != ad.price.to_integral_value()) == decimals
     for ad in page.ads:
         assert ad.external_id.isdigit() and ad.title and ad.published_at is not None
-        assert ad.url.startswith("https://www.willhaben.at/iad/") and ad.url.endswith(f"-{ad.external_id}/")
+        assert ad.url.startswith("https://www.willhaben.at/iad/") and ad.url.endswith(
+            f"-{ad.external_id}/"
+        )
         assert ad.image_url.startswith("https://cache.willhaben.at/")
         assert ad.postcode and ad.location
     assert next_link_pin(result) == pin
@@ -55,14 +66,20 @@ def test_recorded_fixture_parses_every_ad_and_price(name):
 
 def test_decimal_and_missing_prices():
     result = search_result(
-        [make_raw_ad(price="1038.82"), make_raw_ad(price=None), make_raw_ad(price="139")], rows_found=3, rows_requested=30, page=1, path="x"
+        [make_raw_ad(price="1038.82"), make_raw_ad(price=None), make_raw_ad(price="139")],
+        rows_found=3,
+        rows_requested=30,
+        page=1,
+        path="x",
     )
     ads = build_page(result, number=1, rows=30, cursor=None).ads
     assert [ad.price for ad in ads] == [Decimal("1038.82"), None, Decimal("139.00")]
 
 
 def test_unreadable_price_is_a_parse_error():
-    result = search_result([make_raw_ad(price="ab 100")], rows_found=1, rows_requested=30, page=1, path="x")
+    result = search_result(
+        [make_raw_ad(price="ab 100")], rows_found=1, rows_requested=30, page=1, path="x"
+    )
     with pytest.raises(ParseError):
         build_page(result, number=1, rows=30, cursor=None, body=b"{...}")
 
@@ -105,7 +122,10 @@ def test_pasted_url_becomes_api_path_and_params_with_keyword_prices_on_top():
 
 
 def test_url_prices_win_when_narrower():
-    _path, params = build_request("https://www.willhaben.at/iad/immobilien/mietwohnungen/wien?PRICE_TO=900", price_max=Decimal("1000"))
+    _path, params = build_request(
+        "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien?PRICE_TO=900",
+        price_max=Decimal("1000"),
+    )
     assert ("PRICE_TO", "900") in params
 
 

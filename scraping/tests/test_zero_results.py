@@ -23,7 +23,14 @@ def kw(settings):
 
 def finish(kw, ads_seen, status="done"):
     now = timezone.now()
-    ScrapeRun.objects.create(keyword=kw, source=kw.source, status=status, ads_seen=ads_seen, started_at=now, finished_at=now)
+    ScrapeRun.objects.create(
+        keyword=kw,
+        source=kw.source,
+        status=status,
+        ads_seen=ads_seen,
+        started_at=now,
+        finished_at=now,
+    )
     check_zero_results(kw)
     kw.refresh_from_db()
 

@@ -37,9 +37,12 @@ def chromium(monkeypatch, live_server_sessions_ended):
     if not os.path.exists(CHROMIUM):
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} is missing in CI: .ci/run installs Debian's chromium package")
-        pytest.skip(f"{CHROMIUM} not found: apt-get install chromium (CI installs it and fails without it)")
+        pytest.skip(
+            f"{CHROMIUM} not found: apt-get install chromium (CI installs it and fails without it)"
+        )
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
-    # Playwright's sync API keeps an event loop running in this thread; Django's ORM calls here stay plain sync code.
+    # Playwright's sync API keeps an event loop running in this thread; Django's ORM calls here stay
+    # plain sync code.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)

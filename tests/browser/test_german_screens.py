@@ -47,17 +47,37 @@ def installation(django_user_model):
             zero_result_alert_at=now - dt.timedelta(hours=5) if i == 2 else None,
             next_run_at=now + dt.timedelta(minutes=i),
         )
-        status, error = [("done", ""), ("failed", "bad_response"), ("banned", "rate_limited"), ("running", "")][i % 4]
+        status, error = [
+            ("done", ""),
+            ("failed", "bad_response"),
+            ("banned", "rate_limited"),
+            ("running", ""),
+        ][i % 4]
         ScrapeRun.objects.create(
-            keyword=kw, source="willhaben", status=status, error=error, ads_seen=60, ads_new=i, started_at=now - dt.timedelta(days=i % 3)
+            keyword=kw,
+            source="willhaben",
+            status=status,
+            error=error,
+            ads_seen=60,
+            ads_new=i,
+            started_at=now - dt.timedelta(days=i % 3),
         )
         for j in range(3):
-            ad = make_ad(title=f"{name} — Angebot {j}", price=Decimal("1234.50") + j, first_seen_at=now - dt.timedelta(days=j))
+            ad = make_ad(
+                title=f"{name} — Angebot {j}",
+                price=Decimal("1234.50") + j,
+                first_seen_at=now - dt.timedelta(days=j),
+            )
             KeywordAd.objects.create(keyword=kw, ad=ad)
         for chat in chats[: i % 4]:
             make_subscription(chat=chat, keyword=kw)
         keywords.append(kw)
-    PriceChange.objects.create(ad=ad, old_price=Decimal("1300"), new_price=Decimal("1236.50"), seen_at=now - dt.timedelta(days=1))
+    PriceChange.objects.create(
+        ad=ad,
+        old_price=Decimal("1300"),
+        new_price=Decimal("1236.50"),
+        seen_at=now - dt.timedelta(days=1),
+    )
     return keywords, ad
 
 
@@ -95,7 +115,9 @@ def test_keyword_list_fits_1366_and_pages_are_german(installation, live_server, 
     assert GERMAN_DATE.search(listing), "the keyword list shows no dd.mm.yyyy date"
     assert len(page.query_selector_all("#result_list tbody tr")) == len(NAMES)
     sticking_out = overflow(page)
-    assert all(pixels <= 0 for pixels in sticking_out.values()), f"the keyword list needs a horizontal scroll: {sticking_out}"
+    assert all(pixels <= 0 for pixels in sticking_out.values()), (
+        f"the keyword list needs a horizontal scroll: {sticking_out}"
+    )
 
     page.goto(f"{live_server.url}/admin/tracker/keyword/{keywords[1].pk}/change/")
     assert page.get_attribute("input[name=_save]", "value") == "Sichern"

@@ -1,8 +1,10 @@
-"""A fake Sentry/GlitchTip ingest endpoint: real HTTP on 127.0.0.1, records the envelopes it receives.
+"""A fake Sentry/GlitchTip ingest endpoint: real HTTP on 127.0.0.1, records the envelopes it
+receives.
 
 server = FakeSentry().start()
 server.dsn                 # http://publickey@127.0.0.1:PORT/1
-server.envelopes           # [(headers, [(item_headers, payload), ...]), ...]; payload is a dict for JSON items
+server.envelopes           # [(headers, [(item_headers, payload), ...]), ...]; payload is a dict for
+JSON items
 server.events()            # the payloads of "event" items
 server.raw                 # every decompressed request body (bytes), to search for leaked text
 """
@@ -25,7 +27,10 @@ def parse_envelope(body):
             rest = rest.removeprefix(b"\n")
         else:
             payload, _, rest = rest.partition(b"\n")
-        if item_headers.get("content_type", "application/json") == "application/json" or item_headers["type"] == "event":
+        if (
+            item_headers.get("content_type", "application/json") == "application/json"
+            or item_headers["type"] == "event"
+        ):
             payload = json.loads(payload)
         items.append((item_headers, payload))
     return json.loads(headers_line), items
@@ -72,4 +77,9 @@ class FakeSentry:
 
     def events(self):
         with self.lock:
-            return [payload for _, items in self.envelopes for headers, payload in items if headers["type"] == "event"]
+            return [
+                payload
+                for _, items in self.envelopes
+                for headers, payload in items
+                if headers["type"] == "event"
+            ]

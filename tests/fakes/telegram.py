@@ -2,18 +2,22 @@
 
     server = FakeTelegram().start()
     Bot(server.token, base_url=f"{server.base_url}/bot")   # URLs: {base_url}/bot{token}/{method}
-    server.messages        # every delivered message: dicts with method, chat_id, text, caption, photo, ...
+    server.messages        # every delivered message: dicts with method, chat_id, text, caption,
+    photo, ...
     server.rate_limit(overall=30, per_chat=1)   # 429 + retry_after beyond these
     server.fail(status=500, times=2)            # generic failure rule (see fail())
     server.hang(seconds=5)                      # no answer for a while, message not delivered
-    server.forbid(chat_id) / server.parse_error() / server.migrate(chat_id, new_id) / server.fail_photo()
-    server.bad_results = 1                      # next send answers ok with a result that is not a Message
+    server.forbid(chat_id) / server.parse_error() / server.migrate(chat_id, new_id) /
+    server.fail_photo()
+    server.bad_results = 1                      # next send answers ok with a result that is not a
+    Message
     server.uploads                              # bodies of multipart requests (a file was uploaded)
     server.down = True                          # connections closed without an answer
     server.count_429, server.requests
 
 The bot side (long polling):
-    server.push_message(chat_id, "/start")      # also push_callback(), push_my_chat_member(), push_migration(), push_update(dict)
+    server.push_message(chat_id, "/start")      # also push_callback(), push_my_chat_member(),
+    push_migration(), push_update(dict)
     server.replies(chat_id)                     # texts the bot sent to that chat
     server.callback_answers, server.edits, server.commands, server.polls, server.webhook_deletes
 getUpdates honours `offset` (older updates count as confirmed and are dropped) and `timeout`
@@ -39,12 +43,19 @@ BOT_USER = {"id": 4242, "is_bot": True, "first_name": "Lago", "username": "lago_
 class _Rule:
     def __init__(self, methods, chat_id, times, status, description, parameters, hang):
         self.methods, self.chat_id, self.times = methods, chat_id, times
-        self.status, self.description, self.parameters, self.hang = status, description, parameters, hang
+        self.status, self.description, self.parameters, self.hang = (
+            status,
+            description,
+            parameters,
+            hang,
+        )
 
     def matches(self, method, chat_id):
         if self.times is not None and self.times <= 0:
             return False
-        return (self.methods is None or method in self.methods) and (self.chat_id is None or self.chat_id == chat_id)
+        return (self.methods is None or method in self.methods) and (
+            self.chat_id is None or self.chat_id == chat_id
+        )
 
 
 class FakeTelegram:
@@ -66,7 +77,9 @@ class FakeTelegram:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def stop(self):
@@ -103,11 +116,29 @@ class FakeTelegram:
         self.limits = (overall, per_chat, group_per_minute)
 
     def fail(
-        self, status=500, description="Internal Server Error", *, methods=SEND_METHODS, chat_id=None, times=1, parameters=None, hang=None
+        self,
+        status=500,
+        description="Internal Server Error",
+        *,
+        methods=SEND_METHODS,
+        chat_id=None,
+        times=1,
+        parameters=None,
+        hang=None,
     ):
         """Answer matching calls with an error (times=None: forever). `hang` seconds: no answer, nothing delivered."""
         with self.lock:
-            self.rules.append(_Rule(set(methods) if methods else None, chat_id, times, status, description, parameters, hang))
+            self.rules.append(
+                _Rule(
+                    set(methods) if methods else None,
+                    chat_id,
+                    times,
+                    status,
+                    description,
+                    parameters,
+                    hang,
+                )
+            )
 
     def hang(self, seconds, times=1, methods=SEND_METHODS, chat_id=None):
         self.fail(methods=methods, chat_id=chat_id, times=times, hang=seconds)
@@ -116,10 +147,20 @@ class FakeTelegram:
         self.fail(403, description, chat_id=chat_id, times=None)
 
     def parse_error(self, chat_id=None, times=1):
-        self.fail(400, "Bad Request: can't parse entities: unsupported start tag", chat_id=chat_id, times=times)
+        self.fail(
+            400,
+            "Bad Request: can't parse entities: unsupported start tag",
+            chat_id=chat_id,
+            times=times,
+        )
 
     def fail_photo(self, times=None):
-        self.fail(400, "Bad Request: wrong type of the web page content", methods={"sendPhoto"}, times=times)
+        self.fail(
+            400,
+            "Bad Request: wrong type of the web page content",
+            methods={"sendPhoto"},
+            times=times,
+        )
 
     def migrate(self, chat_id, new_chat_id):
         self.fail(
@@ -133,7 +174,11 @@ class FakeTelegram:
     # --- views for tests -------------------------------------------------
 
     def texts(self, chat_id=None):
-        return [m["text"] or m["caption"] for m in self.messages if chat_id is None or m["chat_id"] == chat_id]
+        return [
+            m["text"] or m["caption"]
+            for m in self.messages
+            if chat_id is None or m["chat_id"] == chat_id
+        ]
 
     def sent_twice(self):
         """Messages whose exact text reached the same chat more than once."""
@@ -157,11 +202,23 @@ class FakeTelegram:
         return update
 
     def push_message(
-        self, chat_id, text, *, user_id=None, chat_type=None, title=None, username=None, edited=False, language_code=None, **extra
+        self,
+        chat_id,
+        text,
+        *,
+        user_id=None,
+        chat_type=None,
+        title=None,
+        username=None,
+        edited=False,
+        language_code=None,
+        **extra,
     ):
-        """A text message (a bot_command entity where Telegram marks one); `edited`: an edited_message.
+        """A text message (a bot_command entity where Telegram marks one); `edited`: an
+        edited_message.
 
-        `language_code`: the sender's Telegram language ("en", "de-AT"), as Telegram sends it on `from`.
+        `language_code`: the sender's Telegram language ("en", "de-AT"), as Telegram sends it on
+        `from`.
         """
         message = _message(chat_id, user_id, chat_type, title, username)
         if language_code:
@@ -175,19 +232,31 @@ class FakeTelegram:
         message.update(extra)
         return self.push_update({"edited_message" if edited else "message": message})
 
-    def push_callback(self, chat_id, data, *, message_id=1, user_id=None, message_text="(message with buttons)"):
+    def push_callback(
+        self, chat_id, data, *, message_id=1, user_id=None, message_text="(message with buttons)"
+    ):
         """A button press on message `message_id` in `chat_id`."""
         message = _message(chat_id, None, None, None, None)
         message.update(message_id=message_id, text=message_text, **{"from": BOT_USER})
         user = _user(user_id or abs(chat_id))
-        query = {"id": f"cq{next(self.message_ids)}", "from": user, "chat_instance": f"ci{chat_id}", "data": data, "message": message}
+        query = {
+            "id": f"cq{next(self.message_ids)}",
+            "from": user,
+            "chat_instance": f"ci{chat_id}",
+            "data": data,
+            "message": message,
+        }
         return self.push_update({"callback_query": query})
 
     def push_my_chat_member(self, chat_id, new_status="kicked", old_status="member"):
         """The bot's own membership changed (a private chat blocking the bot: "kicked")."""
 
         def member(status):
-            return {"user": BOT_USER, "status": status, **({"until_date": 0} if status == "kicked" else {})}
+            return {
+                "user": BOT_USER,
+                "status": status,
+                **({"until_date": 0} if status == "kicked" else {}),
+            }
 
         change = {
             "chat": _chat(chat_id),
@@ -300,7 +369,12 @@ class FakeTelegram:
                     "description": f"Too Many Requests: retry after {wait}",
                     "parameters": {"retry_after": wait},
                 }
-            message = {"message_id": next(self.message_ids), "date": int(time.time()), "chat": _chat(chat_id), "from": BOT_USER}
+            message = {
+                "message_id": next(self.message_ids),
+                "date": int(time.time()),
+                "chat": _chat(chat_id),
+                "from": BOT_USER,
+            }
             record = {
                 "method": method,
                 "chat_id": chat_id,
@@ -314,7 +388,10 @@ class FakeTelegram:
             }
             self.messages.append(record)
         if method == "sendPhoto":
-            message.update(photo=[{"file_id": "photo1", "file_unique_id": "u1", "width": 800, "height": 600}], caption=record["caption"])
+            message.update(
+                photo=[{"file_id": "photo1", "file_unique_id": "u1", "width": 800, "height": 600}],
+                caption=record["caption"],
+            )
         else:
             message["text"] = record["text"]
         return 200, {"ok": True, "result": message}
@@ -324,7 +401,9 @@ class FakeTelegram:
         if self.limits is None:
             return 0
         overall, per_chat, group_per_minute = self.limits
-        window, limit = (60.0, group_per_minute) if chat_id is not None and chat_id < 0 else (1.0, per_chat)
+        window, limit = (
+            (60.0, group_per_minute) if chat_id is not None and chat_id < 0 else (1.0, per_chat)
+        )
         recent, mine = self.sent_at, self.chat_sent_at[chat_id]
         while recent and recent[0] <= now - 1.0:
             recent.popleft()
@@ -357,7 +436,9 @@ def _json(value):
 
 
 def _chat(chat_id, chat_type=None, title=None, username=None):
-    chat_type = chat_type or ("supergroup" if isinstance(chat_id, int) and chat_id < 0 else "private")
+    chat_type = chat_type or (
+        "supergroup" if isinstance(chat_id, int) and chat_id < 0 else "private"
+    )
     chat = {"id": chat_id, "type": chat_type}
     if chat_type == "private":
         chat["first_name"] = title or f"User {chat_id}"

@@ -5,9 +5,12 @@
     server.top_ads = [make_raw_ad(top=True)]  # pinned above page 1
     server.fail_next(status=503, times=2)     # or status=429, retry_after=1
     server.fail_page(2, status=503)           # every request for page 2 fails
-    server.mode = "html_challenge"            # "ok" | "html_challenge" | "garbage" | "wrong_json" | "changed_schema" | "deep_json"
-    server.gzip_bomb(size)                    # answer a gzip body that inflates to `size` zero bytes
-    server.mode = "drip"                      # answer 1 byte every `drip_s` seconds, `drip_bytes` in all
+    server.mode = "html_challenge"            # "ok" | "html_challenge" | "garbage" | "wrong_json" |
+    "changed_schema" | "deep_json"
+    server.gzip_bomb(size)                    # answer a gzip body that inflates to `size` zero
+    bytes
+    server.mode = "drip"                      # answer 1 byte every `drip_s` seconds, `drip_bytes`
+    in all
     server.latency_s = 0.2
     server.hang_page(2, seconds=30)           # hold requests for page 2 (a worker stuck mid-run)
     server.ads_for_query["bike"] = [...]      # a query of its own result list
@@ -74,7 +77,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         fake = self.server.fake
         split = urlsplit(self.path)
-        request = Request(split.path, parse_qs(split.query), {k.lower(): v for k, v in self.headers.items()}, time.monotonic())
+        request = Request(
+            split.path,
+            parse_qs(split.query),
+            {k.lower(): v for k, v in self.headers.items()},
+            time.monotonic(),
+        )
         with fake.lock:
             fake.requests.append(request)
             hold = fake.page_hangs.get(request.param("page"), 0)
@@ -109,7 +117,16 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.mode == "changed_schema":
             # The envelope is still there, the ads inside are not what we know.
             return self._send(
-                200, json.dumps(search_result([{"id": "1", "attrs": []}], rows_found=1, rows_requested=30, page=1, path="x")).encode()
+                200,
+                json.dumps(
+                    search_result(
+                        [{"id": "1", "attrs": []}],
+                        rows_found=1,
+                        rows_requested=30,
+                        page=1,
+                        path="x",
+                    )
+                ).encode(),
             )
         self._send(200, json.dumps(fake.search(split.path[len(SEARCH_PREFIX) :], request)).encode())
 
@@ -162,7 +179,9 @@ class FakeWillhaben:
         self._httpd = _Server(self, ("127.0.0.1", 0), _Handler)
         if self.ssl_context is not None:
             self._httpd.socket = self.ssl_context.wrap_socket(self._httpd.socket, server_side=True)
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def stop(self):
@@ -244,4 +263,6 @@ class FakeWillhaben:
             chunk = self.top_ads + chunk
         more = page * rows < len(ads)
         next_pin = (pin or (published_ms(ads[0]) if ads else None)) if more else None
-        return search_result(chunk, rows_found=len(ads), rows_requested=rows, page=page, path=path, next_pin=next_pin)
+        return search_result(
+            chunk, rows_found=len(ads), rows_requested=rows, page=page, path=path, next_pin=next_pin
+        )

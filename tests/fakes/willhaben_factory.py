@@ -15,7 +15,17 @@ def epoch_ms(when):
     return int(when.timestamp() * 1000)
 
 
-def make_raw_ad(*, ad_id=None, title=None, price="100", published=None, top=False, bumped=False, location="Wien", postcode="1010"):
+def make_raw_ad(
+    *,
+    ad_id=None,
+    title=None,
+    price="100",
+    published=None,
+    top=False,
+    bumped=False,
+    location="Wien",
+    postcode="1010",
+):
     """One `advertSummary` entry. `price=None` leaves PRICE out (price on request)."""
     ad_id = str(ad_id or next(_ids))
     title = title or f"Test ad {ad_id}"
@@ -43,7 +53,11 @@ def make_raw_ad(*, ad_id=None, title=None, price="100", published=None, top=Fals
         "adTypeId": 67,
         "description": title,
         "attributes": {"attribute": [{"name": k, "values": [v]} for k, v in attrs.items()]},
-        "advertImageList": {"advertImage": [{"id": 1, "mainImageUrl": f"https://cache.willhaben.at/mmo/{ad_id}_hoved.jpg"}]},
+        "advertImageList": {
+            "advertImage": [
+                {"id": 1, "mainImageUrl": f"https://cache.willhaben.at/mmo/{ad_id}_hoved.jpg"}
+            ]
+        },
     }
 
 
@@ -59,9 +73,14 @@ def published_ms(raw):
 
 def set_price(raw, price):
     """Change an ad's price in place (None: price on request)."""
-    attrs = [a for a in raw["attributes"]["attribute"] if a["name"] not in ("PRICE", "PRICE_FOR_DISPLAY")]
+    attrs = [
+        a for a in raw["attributes"]["attribute"] if a["name"] not in ("PRICE", "PRICE_FOR_DISPLAY")
+    ]
     if price is not None:
-        attrs += [{"name": "PRICE", "values": [str(price)]}, {"name": "PRICE_FOR_DISPLAY", "values": [f"€ {price}"]}]
+        attrs += [
+            {"name": "PRICE", "values": [str(price)]},
+            {"name": "PRICE_FOR_DISPLAY", "values": [f"€ {price}"]},
+        ]
     raw["attributes"]["attribute"] = attrs
 
 
@@ -74,10 +93,23 @@ def _attr(raw, name):
 
 def search_result(ads, *, rows_found, rows_requested, page, path, next_pin=None):
     """A `searchResult` object: what /webapi/iad/search/atz/seo/... returns."""
-    links = [{"id": "0", "description": "selfLink", "relativePath": f"/search/atz/seo/{path}?page={page}&rows={rows_requested}"}]
+    links = [
+        {
+            "id": "0",
+            "description": "selfLink",
+            "relativePath": f"/search/atz/seo/{path}?page={page}&rows={rows_requested}",
+        }
+    ]
     if next_pin is not None:
         rel = f"/search/atz/seo/{path}?publishedDateTo={next_pin}&page={page + 1}&rows={rows_requested}"
-        links.append({"id": "2", "description": "nextLink", "relativePath": rel, "uri": "https://api.willhaben.at/restapi/v2" + rel})
+        links.append(
+            {
+                "id": "2",
+                "description": "nextLink",
+                "relativePath": rel,
+                "uri": "https://api.willhaben.at/restapi/v2" + rel,
+            }
+        )
     return {
         "id": 131,
         "rowsRequested": rows_requested,

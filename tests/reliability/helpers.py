@@ -1,7 +1,8 @@
 """Shared machinery of the fault tests: real qcluster processes, waiting, and kill -9.
 
     cluster = Cluster(workers=2, WILLHABEN_BASE_URL=...).start()
-    pid = wait_for(lambda: cluster.pids_connected_to(server_port), 20, "a worker inside a request")[0]
+    pid = wait_for(lambda: cluster.pids_connected_to(server_port), 20, "a worker inside a
+    request")[0]
     kill9(pid)
     cluster.stop()           # SIGTERM, then SIGKILL after 30 s; returns the log tail
 
@@ -66,22 +67,39 @@ def alive(pid):
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return Path(f"/proc/{pid}/status").exists() and "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    return (
+        Path(f"/proc/{pid}/status").exists()
+        and "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    )
 
 
 class Cluster:
     """One `manage.py qcluster` subprocess on the test database (or `DATABASE_URL` given in env)."""
 
     def __init__(self, workers=2, **env):
-        self.env = child_env(**{"Q_WORKERS": workers, "LOG_LEVEL": "INFO", "PYTHONUNBUFFERED": 1, **env})
+        self.env = child_env(
+            **{"Q_WORKERS": workers, "LOG_LEVEL": "INFO", "PYTHONUNBUFFERED": 1, **env}
+        )
         self.workers = workers
         self.proc = None
-        self._log = tempfile.NamedTemporaryFile(prefix="lago-qcluster-", suffix=".log", delete=False)
+        self._log = tempfile.NamedTemporaryFile(
+            prefix="lago-qcluster-", suffix=".log", delete=False
+        )
 
     def start(self, ready_timeout=30):
-        self.proc = subprocess.Popen([PYTHON, "manage.py", "qcluster"], env=self.env, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT)
-        # Ready when every worker is forked: sentinel + pusher + monitor + workers below the main process.
-        forked = lambda: self._check_running() and len(descendants(self.proc.pid)) >= self.workers + 3  # noqa: E731
+        self.proc = subprocess.Popen(
+            [PYTHON, "manage.py", "qcluster"],
+            env=self.env,
+            cwd=REPO,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+
+        # Ready when every worker is forked: sentinel + pusher + monitor + workers below the main
+        # process.
+        def forked():
+            return self._check_running() and len(descendants(self.proc.pid)) >= self.workers + 3
+
         wait_for(forked, ready_timeout, "the cluster's workers")
         return self
 
@@ -123,9 +141,18 @@ class Cluster:
 
 def manage(*args, env, timeout=120, check=True):
     """Runs `manage.py <args>` in a child process with `env`; returns the CompletedProcess."""
-    result = subprocess.run([PYTHON, "manage.py", *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout)
+    result = subprocess.run(
+        [PYTHON, "manage.py", *args],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     if check and result.returncode != 0:
-        raise AssertionError(f"manage.py {' '.join(args)} exited {result.returncode}:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}")
+        raise AssertionError(
+            f"manage.py {' '.join(args)} exited {result.returncode}:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+        )
     return result
 
 
@@ -177,8 +204,12 @@ def running_redis():
     missing, failed under CI (.ci/run installs it), so the variant never goes missing silently."""
     if redis_server_binary() is None:
         if os.environ.get("CI"):
-            pytest.fail("redis-server is missing but CI is set: .ci/run installs it (apt-get install redis-server)")
-        pytest.skip("redis-server is not installed (apt-get install redis-server); CI runs this variant")
+            pytest.fail(
+                "redis-server is missing but CI is set: .ci/run installs it (apt-get install redis-server)"
+            )
+        pytest.skip(
+            "redis-server is not installed (apt-get install redis-server); CI runs this variant"
+        )
     server = RedisServer().start()
     try:
         yield server.url

@@ -37,7 +37,12 @@ PG_BIN = Path("/usr/lib/postgresql/15/bin")
 def _as_postgres(cmd):
     """initdb refuses root; the CI machine runs tests as root."""
     if os.geteuid() == 0:
-        return subprocess.run(["su", "postgres", "-s", "/bin/sh", "-c", cmd], capture_output=True, text=True, check=True)
+        return subprocess.run(
+            ["su", "postgres", "-s", "/bin/sh", "-c", cmd],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     return subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, check=True)
 
 
@@ -53,14 +58,20 @@ class Postgres:
         return f"postgres://postgres@127.0.0.1:{self.port}/lago"
 
     def init(self):
-        _as_postgres(f"{PG_BIN}/initdb -D {self.dir}/data -U postgres --auth=trust -E UTF8 >/dev/null")
+        _as_postgres(
+            f"{PG_BIN}/initdb -D {self.dir}/data -U postgres --auth=trust -E UTF8 >/dev/null"
+        )
         self.start()
-        with psycopg.connect(f"postgres://postgres@127.0.0.1:{self.port}/postgres", autocommit=True) as conn:
+        with psycopg.connect(
+            f"postgres://postgres@127.0.0.1:{self.port}/postgres", autocommit=True
+        ) as conn:
             conn.execute("CREATE DATABASE lago")
 
     def start(self):
         opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
-        _as_postgres(f"{PG_BIN}/pg_ctl -D {self.dir}/data -l {self.dir}/server.log -w -t 60 -o '{opts}' start >/dev/null")
+        _as_postgres(
+            f"{PG_BIN}/pg_ctl -D {self.dir}/data -l {self.dir}/server.log -w -t 60 -o '{opts}' start >/dev/null"
+        )
 
     def stop(self, mode="fast"):
         _as_postgres(f"{PG_BIN}/pg_ctl -D {self.dir}/data -m {mode} -w stop >/dev/null")
@@ -69,7 +80,9 @@ class Postgres:
         try:
             self.stop("immediate")
         except subprocess.CalledProcessError as exc:
-            assert "not running" in exc.stderr or "No such file" in exc.stderr, exc.stderr  # already stopped
+            assert "not running" in exc.stderr or "No such file" in exc.stderr, (
+                exc.stderr
+            )  # already stopped
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -97,34 +110,63 @@ def _health(base):
 
 def _last_tick(pg):
     with psycopg.connect(pg.url.replace("postgres://", "postgresql://"), connect_timeout=2) as conn:
-        row = conn.execute("SELECT last_seen_at FROM scraping_heartbeat WHERE name = 'scheduler'").fetchone()
+        row = conn.execute(
+            "SELECT last_seen_at FROM scraping_heartbeat WHERE name = 'scheduler'"
+        ).fetchone()
     return row[0] if row else None
 
 
 def _enqueue_tick(env):
-    return shell("from django_q.tasks import async_task; async_task('scraping.tick.tick')", env=env, timeout=60, check=False)
+    return shell(
+        "from django_q.tasks import async_task; async_task('scraping.tick.tick')",
+        env=env,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_postgres_restart_is_survived_without_restarting_anything(own_postgres, report):
     pg = own_postgres
-    env = child_env(DATABASE_URL=pg.url, TELEGRAM_BOT_TOKEN="", ALLOWED_HOSTS="127.0.0.1", LOG_LEVEL="WARNING", PYTHONUNBUFFERED=1)
+    env = child_env(
+        DATABASE_URL=pg.url,
+        TELEGRAM_BOT_TOKEN="",
+        ALLOWED_HOSTS="127.0.0.1",
+        LOG_LEVEL="WARNING",
+        PYTHONUNBUFFERED=1,
+    )
     manage("migrate", "--no-input", "-v0", env=env)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     web_log = tempfile.NamedTemporaryFile(prefix="lago-gunicorn-", suffix=".log")
     web = subprocess.Popen(
-        [PYTHON, "-m", "gunicorn", "tracker.wsgi", "-b", f"127.0.0.1:{port}", "-w", "1", "--timeout", "30"],
+        [
+            PYTHON,
+            "-m",
+            "gunicorn",
+            "lago.wsgi",
+            "-b",
+            f"127.0.0.1:{port}",
+            "-w",
+            "1",
+            "--timeout",
+            "30",
+        ],
         env=env,
         cwd=settings.BASE_DIR,
         stdout=web_log,
         stderr=subprocess.STDOUT,
     )
-    cluster = Cluster(workers=1, **{"DATABASE_URL": pg.url, "TELEGRAM_BOT_TOKEN": "", "SECRET_KEY": env["SECRET_KEY"]})
+    cluster = Cluster(
+        workers=1,
+        **{"DATABASE_URL": pg.url, "TELEGRAM_BOT_TOKEN": "", "SECRET_KEY": env["SECRET_KEY"]},
+    )
     try:
         cluster.start()
         assert _enqueue_tick(env).returncode == 0
         wait_for(lambda: _last_tick(pg), 30, "the first tick")
-        status, body, _ = wait_for(lambda: (r := _health(base)) and r[0] == 200 and r, 30, "/health 200 before the outage")
+        status, body, _ = wait_for(
+            lambda: (r := _health(base)) and r[0] == 200 and r, 30, "/health 200 before the outage"
+        )
         web_pid = web.pid
 
         pg.stop("fast")
@@ -133,9 +175,14 @@ def test_postgres_restart_is_survived_without_restarting_anything(own_postgres, 
         assert (status, body["reason"]) == (503, "database_unreachable"), body
         assert seconds < 3, f"/health took {seconds:.1f}s during the outage"
         outage_health_s = seconds
-        time.sleep(5)  # a while without a database: the cluster's pusher and scheduler fail and retry
+        time.sleep(
+            5
+        )  # a while without a database: the cluster's pusher and scheduler fail and retry
         status, body, seconds = _health(base)
-        assert (status, body["reason"], seconds < 3) == (503, "database_unreachable", True), (body, seconds)
+        assert (status, body["reason"], seconds < 3) == (503, "database_unreachable", True), (
+            body,
+            seconds,
+        )
 
         pg.start()
         restarted_at = time.monotonic()
@@ -144,7 +191,9 @@ def test_postgres_restart_is_survived_without_restarting_anything(own_postgres, 
         assert _enqueue_tick(env).returncode == 0
         wait_for(lambda: _last_tick(pg) > before, 60, "a tick after the restart", interval=0.5)
         tick_after_s = time.monotonic() - restarted_at
-        status, body, _ = wait_for(lambda: (r := _health(base)) and r[0] == 200 and r, 15, "/health 200 after the restart")
+        status, body, _ = wait_for(
+            lambda: (r := _health(base)) and r[0] == 200 and r, 15, "/health 200 after the restart"
+        )
         health_after_s = time.monotonic() - restarted_at
         assert web.poll() is None and web.pid == web_pid, "the web process was restarted"
         assert cluster.proc.poll() is None, "the cluster exited"

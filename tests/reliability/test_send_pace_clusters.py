@@ -32,7 +32,9 @@ SENDERS = 2
 
 
 def _seed():
-    chats = TelegramChat.objects.bulk_create(TelegramChat(chat_id=70_000 + i, status=TelegramChat.Status.ACTIVE) for i in range(CHATS))
+    chats = TelegramChat.objects.bulk_create(
+        TelegramChat(chat_id=70_000 + i, status=TelegramChat.Status.ACTIVE) for i in range(CHATS)
+    )
     ads = Ad.objects.bulk_create(
         Ad(
             source="willhaben",
@@ -45,7 +47,8 @@ def _seed():
     )
     # Chat-major: each chat's rows are due together, so both senders want the same chats at once.
     Notification.objects.bulk_create(
-        Notification(chat=chats[i // PER_CHAT], ad=ad, kind=Notification.Kind.NEW, price=ad.price) for i, ad in enumerate(ads)
+        Notification(chat=chats[i // PER_CHAT], ad=ad, kind=Notification.Kind.NEW, price=ad.price)
+        for i, ad in enumerate(ads)
     )
 
 
@@ -67,7 +70,9 @@ def _send_concurrently(telegram, **env):
 def _per_notification(telegram):
     counts = {}
     for m in telegram.messages:
-        counts[(m["chat_id"], m["text"] or m["caption"])] = counts.get((m["chat_id"], m["text"] or m["caption"]), 0) + 1
+        counts[(m["chat_id"], m["text"] or m["caption"])] = (
+            counts.get((m["chat_id"], m["text"] or m["caption"]), 0) + 1
+        )
     return counts
 
 
@@ -82,7 +87,11 @@ def test_two_senders_share_one_pace_and_meet_no_429(broker, telegram, report):
     assert set(per_notification.values()) == {1}, "a notification was sent twice"
     assert set(Notification.objects.values_list("status", flat=True)) == {"sent"}
     report(
-        broker=broker["Q_BROKER"], senders=SENDERS, messages=len(telegram.messages), http_429=telegram.count_429, msgs_per_s=round(rate, 1)
+        broker=broker["Q_BROKER"],
+        senders=SENDERS,
+        messages=len(telegram.messages),
+        http_429=telegram.count_429,
+        msgs_per_s=round(rate, 1),
     )
 
 

@@ -1,6 +1,7 @@
 """Fault 3: the Telegram Bot API is down for an hour, then back.
 
-Every Bot API call answers 502 for the hour. The scheduler's whole tick runs once per travelled minute (time-machine; the clock
+Every Bot API call answers 502 for the hour. The scheduler's whole tick runs once per travelled
+minute (time-machine; the clock
 cannot be moved inside a child process). During the outage the sender charges only
 the row that discovered it and then asks getMe once per tick instead of hammering
 sendMessage; when getMe answers again the queue drains in the next tick, every row
@@ -36,7 +37,8 @@ def test_an_hour_of_telegram_outage_loses_and_repeats_nothing(telegram, report):
     start = timezone.now()
     with time_machine.travel(start, tick=False) as clock:
         rows = [make_notification(chat=make_chat()) for _ in range(CHATS)]
-        # Every Bot API method answers 502 (a proxy in front of a dead Bot API); the fake records each call.
+        # Every Bot API method answers 502 (a proxy in front of a dead Bot API); the fake records
+        # each call.
         telegram.fail(502, "Bad Gateway", methods=None, times=None)
         outage = telegram.rules[-1]
         for _minute in range(60):
@@ -66,7 +68,8 @@ def test_an_hour_of_telegram_outage_loses_and_repeats_nothing(telegram, report):
     assert len(telegram.messages) == CHATS
     assert telegram.sent_twice() == 0
     charged.refresh_from_db()
-    # Backoff respected: the charged row went out after its next attempt time, and only once Telegram was back.
+    # Backoff respected: the charged row went out after its next attempt time, and only once
+    # Telegram was back.
     assert charged.sent_at >= start + BACKOFF[0]
     assert charged.sent_at >= back_at
     report(

@@ -42,13 +42,24 @@ def _seed(server):
     now = timezone.now()
     year_ago = now.replace(year=now.year - 1)
     keywords = Keyword.objects.bulk_create(
-        Keyword(query=f"scale {i}", interval_minutes=60, next_run_at=now, cursor_published_at=year_ago, cursor_ad_id="1")
+        Keyword(
+            query=f"scale {i}",
+            interval_minutes=60,
+            next_run_at=now,
+            cursor_published_at=year_ago,
+            cursor_ad_id="1",
+        )
         for i in range(KEYWORDS)
     )
     for kw in keywords:
         server.ads_for_query[kw.query] = [make_raw_ad(published=now)]
-    chats = TelegramChat.objects.bulk_create(TelegramChat(chat_id=50_000 + i, status=TelegramChat.Status.ACTIVE) for i in range(SUBSCRIBED))
-    Subscription.objects.bulk_create(Subscription(chat=chat, keyword=keywords[i * 10]) for i, chat in enumerate(chats))
+    chats = TelegramChat.objects.bulk_create(
+        TelegramChat(chat_id=50_000 + i, status=TelegramChat.Status.ACTIVE)
+        for i in range(SUBSCRIBED)
+    )
+    Subscription.objects.bulk_create(
+        Subscription(chat=chat, keyword=keywords[i * 10]) for i, chat in enumerate(chats)
+    )
     return keywords
 
 
@@ -56,10 +67,13 @@ def _tick_processes(env, n=2):
     run_shell_scripts(TICK_LOOP, env, n, timeout=240)
 
 
-def test_two_clusters_scrape_each_keyword_once_and_notify_once(broker, willhaben_server, telegram, clusters, report):
+def test_two_clusters_scrape_each_keyword_once_and_notify_once(
+    broker, willhaben_server, telegram, clusters, report
+):
     willhaben_server.latency_s = 0.005
     _seed(willhaben_server)
-    # Deep sweeps (issue 17) spread over a very long period: this test is about the scheduled window only.
+    # Deep sweeps (issue 17) spread over a very long period: this test is about the scheduled window
+    # only.
     env = dict(
         broker,
         SCRAPE_SWEEP_HOURS=1_000_000,
@@ -77,7 +91,12 @@ def test_two_clusters_scrape_each_keyword_once_and_notify_once(broker, willhaben
     clusters(workers=2, **env)
     clusters(workers=2, **env)
     _tick_processes(child_env(**env))  # claims interleave; the clusters scrape meanwhile
-    wait_for(lambda: not ScrapeRun.objects.filter(status="running").exists(), 180, "every run to finish", interval=0.5)
+    wait_for(
+        lambda: not ScrapeRun.objects.filter(status="running").exists(),
+        180,
+        "every run to finish",
+        interval=0.5,
+    )
     scraped_s = time.monotonic() - started
     _tick_processes(child_env(**env))  # both send what is left of the outbox at the same time
     elapsed = time.monotonic() - started

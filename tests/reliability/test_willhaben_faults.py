@@ -1,4 +1,5 @@
-"""Fault 4: willhaben answers 429 with Retry-After, then 403 streaks, then garbage, then a changed schema.
+"""Fault 4: willhaben answers 429 with Retry-After, then 403 streaks, then garbage, then a changed
+schema.
 
 One keyword, one real qcluster. Each window is claimed by the tick and scraped by a
 worker; every bad answer ends its run `banned` or `failed` with a slug, the same
@@ -31,12 +32,19 @@ def _run_window(keyword, server):
     Keyword.objects.filter(pk=keyword.pk).update(next_run_at=timezone.now())
     assert tick()["claimed"] == 1
     run = ScrapeRun.objects.filter(keyword=keyword).latest("pk")
-    wait_for(lambda: ScrapeRun.objects.get(pk=run.pk).status != "running", 30, f"run {run.pk} to finish", interval=0.1)
+    wait_for(
+        lambda: ScrapeRun.objects.get(pk=run.pk).status != "running",
+        30,
+        f"run {run.pk} to finish",
+        interval=0.1,
+    )
     run.refresh_from_db()
     return run, server.search_requests()[before:]
 
 
-def test_bad_answers_end_runs_with_slugs_and_the_worker_carries_on(willhaben_server, clusters, report):
+def test_bad_answers_end_runs_with_slugs_and_the_worker_carries_on(
+    willhaben_server, clusters, report
+):
     now = timezone.now()
     sub = make_subscription()
     keyword = sub.keyword
@@ -96,9 +104,15 @@ def test_bad_answers_end_runs_with_slugs_and_the_worker_carries_on(willhaben_ser
     assert Ad.objects.count() == 3
     assert Notification.objects.filter(chat=sub.chat).count() == 3
     keyword.refresh_from_db()
-    assert keyword.cursor_published_at is not None and keyword.cursor_published_at > now.replace(year=now.year - 1)
+    assert keyword.cursor_published_at is not None and keyword.cursor_published_at > now.replace(
+        year=now.year - 1
+    )
 
     # The same processes served every window: no worker crashed and was replaced.
     assert set(cluster.processes()) == workers
     assert "reincarnated" not in cluster.log_tail(100_000)
-    report(windows=ScrapeRun.objects.filter(keyword=keyword).count(), outcomes=outcomes, workers_replaced=0)
+    report(
+        windows=ScrapeRun.objects.filter(keyword=keyword).count(),
+        outcomes=outcomes,
+        workers_replaced=0,
+    )

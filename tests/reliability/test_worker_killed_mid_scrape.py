@@ -32,7 +32,9 @@ pytestmark = [
 ]
 
 
-def test_worker_killed_mid_scrape_is_reaped_and_the_keyword_runs_again(willhaben_server, telegram, clusters, report):
+def test_worker_killed_mid_scrape_is_reaped_and_the_keyword_runs_again(
+    willhaben_server, telegram, clusters, report
+):
     now = timezone.now()
     willhaben_server.set_ads(make_raw_ads(5, newest=now))  # 3 rows per page: pages 1 and 2
     willhaben_server.hang_page(2, seconds=120)
@@ -60,8 +62,16 @@ def test_worker_killed_mid_scrape_is_reaped_and_the_keyword_runs_again(willhaben
 
     # The worker stored page 1 and now waits for page 2: kill it there.
     page2 = lambda: [r for r in willhaben_server.search_requests() if r.param("page") == "2"]  # noqa: E731
-    wait_for(page2, 60, f"the request for page 2 ({len(willhaben_server.requests)} requests)\n{cluster.log_tail()}")
-    [victim] = wait_for(lambda: cluster.pids_connected_to(willhaben_server.port), 10, "the worker talking to willhaben")
+    wait_for(
+        page2,
+        60,
+        f"the request for page 2 ({len(willhaben_server.requests)} requests)\n{cluster.log_tail()}",
+    )
+    [victim] = wait_for(
+        lambda: cluster.pids_connected_to(willhaben_server.port),
+        10,
+        "the worker talking to willhaben",
+    )
     assert Ad.objects.count() == 3 and Notification.objects.count() == 3
     kill9(victim)
     wait_for(lambda: not alive(victim), 10, "the worker to die")
@@ -74,17 +84,33 @@ def test_worker_killed_mid_scrape_is_reaped_and_the_keyword_runs_again(willhaben
     first.refresh_from_db()
     assert (first.status, first.error) == ("failed", "zombie")
     second = ScrapeRun.objects.exclude(pk=first.pk).get(keyword=keyword)
-    wait_for(lambda: ScrapeRun.objects.get(pk=second.pk).status != "running", 60, "the second run", interval=0.2)
+    wait_for(
+        lambda: ScrapeRun.objects.get(pk=second.pk).status != "running",
+        60,
+        "the second run",
+        interval=0.2,
+    )
     recovered_s = time.monotonic() - killed_at
     second.refresh_from_db()
-    assert (second.status, second.ads_seen, second.ads_new) == ("done", 5, 2), (second.error, second.detail, cluster.log_tail())
+    assert (second.status, second.ads_seen, second.ads_new) == ("done", 5, 2), (
+        second.error,
+        second.detail,
+        cluster.log_tail(),
+    )
 
     async_task("scraping.tick.tick")  # the cluster's next tick sends the outbox
-    wait_for(lambda: Notification.objects.filter(status="sent").count() == 5, 60, "five notifications sent", interval=0.3)
+    wait_for(
+        lambda: Notification.objects.filter(status="sent").count() == 5,
+        60,
+        "five notifications sent",
+        interval=0.3,
+    )
     time.sleep(1)  # a late duplicate would arrive now
     assert Ad.objects.count() == 5
     assert Notification.objects.count() == 5
     assert len(telegram.messages) == 5
     assert telegram.sent_twice() == 0
     assert ScrapeRun.objects.filter(keyword=keyword).count() == 2
-    report(kills=1, lost=0, duplicated=telegram.sent_twice(), recovered_after_s=round(recovered_s, 1))
+    report(
+        kills=1, lost=0, duplicated=telegram.sent_twice(), recovered_after_s=round(recovered_s, 1)
+    )

@@ -35,7 +35,13 @@ pytestmark = [
 ROWS = 60
 HANG_KILLS = 3
 RANDOM_KILLS = 6
-CLUSTER_ENV = ("TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "TELEGRAM_TIMEOUT_S", "TELEGRAM_MAX_PER_SECOND", "NOTIFY_CLAIM_LEASE_S")
+CLUSTER_ENV = (
+    "TELEGRAM_BOT_TOKEN",
+    "TELEGRAM_API_BASE_URL",
+    "TELEGRAM_TIMEOUT_S",
+    "TELEGRAM_MAX_PER_SECOND",
+    "NOTIFY_CLAIM_LEASE_S",
+)
 
 
 def _sends(telegram):
@@ -49,22 +55,32 @@ def _mentions(text, title):
 def _delivered_but_unrecorded(telegram, titles):
     """Rows the fake holds a message for but whose outcome the dead worker never saved."""
     texts = [t or "" for t in telegram.texts()]
-    claimed = Notification.objects.filter(status="pending", claimed_at__isnull=False).values_list("pk", flat=True)
+    claimed = Notification.objects.filter(status="pending", claimed_at__isnull=False).values_list(
+        "pk", flat=True
+    )
     return [pk for pk in claimed if any(_mentions(text, titles[pk]) for text in texts)]
 
 
 def _worker(cluster, telegram):
-    return wait_for(lambda: cluster.pids_connected_to(telegram.port), 10, "the worker talking to the Bot API")[0]
+    return wait_for(
+        lambda: cluster.pids_connected_to(telegram.port), 10, "the worker talking to the Bot API"
+    )[0]
 
 
 def _kill(cluster, pid):
     kill9(pid)
     wait_for(lambda: not alive(pid), 10, "the worker to die")
     # django-q2's guard forks a replacement: sentinel, pusher, monitor and one worker again.
-    wait_for(lambda: len(cluster.processes()) >= 4 and pid not in cluster.processes(), 20, "a replacement worker")
+    wait_for(
+        lambda: len(cluster.processes()) >= 4 and pid not in cluster.processes(),
+        20,
+        "a replacement worker",
+    )
 
 
-def test_killed_sender_loses_nothing_and_repeats_only_inside_the_send_call(telegram, clusters, report):
+def test_killed_sender_loses_nothing_and_repeats_only_inside_the_send_call(
+    telegram, clusters, report
+):
     rows = [make_notification(chat=make_chat()) for _ in range(ROWS)]
     titles = {n.pk: n.ad.title for n in rows}
     telegram.port = int(telegram.base_url.rsplit(":", 1)[1])
@@ -85,7 +101,11 @@ def test_killed_sender_loses_nothing_and_repeats_only_inside_the_send_call(teleg
         before = _sends(telegram)
         telegram.hang(seconds=60, times=1)
         async_task("scraping.tick.tick")
-        wait_for(lambda b=before: _sends(telegram) > b and not any(r.times for r in telegram.rules), 20, "a hanging sendMessage")
+        wait_for(
+            lambda b=before: _sends(telegram) > b and not any(r.times for r in telegram.rules),
+            20,
+            "a hanging sendMessage",
+        )
         _kill(cluster, _worker(cluster, telegram))
         kills["in_send_call"] += 1
         in_window += _delivered_but_unrecorded(telegram, titles)
@@ -105,12 +125,15 @@ def test_killed_sender_loses_nothing_and_repeats_only_inside_the_send_call(teleg
     time.sleep(3.2)
     deadline = time.monotonic() + 90
     while Notification.objects.filter(status="pending").exists():
-        assert time.monotonic() < deadline, f"still pending: {list(Notification.objects.filter(status='pending').values('pk', 'attempts'))}"
+        assert time.monotonic() < deadline, (
+            f"still pending: {list(Notification.objects.filter(status='pending').values('pk', 'attempts'))}"
+        )
         async_task("scraping.tick.tick")
         time.sleep(2)
     time.sleep(1)
 
-    # Idle: the worker that drained the queue waits for its next task; kill it there, then send more.
+    # Idle: the worker that drained the queue waits for its next task; kill it there, then send
+    # more.
     _kill(cluster, _worker(cluster, telegram))
     kills["idle"] += 1
     extra = [make_notification(chat=make_chat()) for _ in range(3)]
@@ -118,7 +141,11 @@ def test_killed_sender_loses_nothing_and_repeats_only_inside_the_send_call(teleg
     async_task("scraping.tick.tick")
     wedged = False
     try:
-        wait_for(lambda: not Notification.objects.filter(status="pending").exists(), 15, "the rows queued after the idle kill")
+        wait_for(
+            lambda: not Notification.objects.filter(status="pending").exists(),
+            15,
+            "the rows queued after the idle kill",
+        )
     except AssertionError:
         # An idle django-q2 worker waits in the multiprocessing task queue's get(), holding its
         # lock; SIGKILL there leaves the lock taken and the replacement worker never gets a task.
@@ -128,15 +155,22 @@ def test_killed_sender_loses_nothing_and_repeats_only_inside_the_send_call(teleg
         cluster.stop(timeout=10)
         cluster = clusters(workers=1, **{k: cluster.env[k] for k in CLUSTER_ENV})
         async_task("scraping.tick.tick")
-        wait_for(lambda: not Notification.objects.filter(status="pending").exists(), 30, "the rows after a cluster restart")
+        wait_for(
+            lambda: not Notification.objects.filter(status="pending").exists(),
+            30,
+            "the rows after a cluster restart",
+        )
     time.sleep(1)
 
     assert set(Notification.objects.values_list("status", flat=True)) == {"sent"}
     texts = [t or "" for t in telegram.texts()]
-    per_row = {pk: sum(1 for text in texts if _mentions(text, title)) for pk, title in titles.items()}
+    per_row = {
+        pk: sum(1 for text in texts if _mentions(text, title)) for pk, title in titles.items()
+    }
     assert min(per_row.values()) == 1, "a notification was lost"
     duplicated = sorted(pk for pk, n in per_row.items() if n > 1)
-    # Every duplicate is a row Telegram accepted in the instant before a kill; no other kill repeats anything.
+    # Every duplicate is a row Telegram accepted in the instant before a kill; no other kill repeats
+    # anything.
     assert duplicated == sorted(set(in_window))
     assert max(per_row.values()) <= 2
     assert telegram.sent_twice() == len(duplicated)

@@ -17,8 +17,14 @@ def choice_links(choices):
     for choice in choices:
         selected = ' class="selected"' if choice["selected"] else ""
         # A query string from urlencode is ASCII and already what iri_to_uri would make of it.
-        query = choice["query_string"] if choice["query_string"].isascii() else iri_to_uri(choice["query_string"])
+        query = (
+            choice["query_string"]
+            if choice["query_string"].isascii()
+            else iri_to_uri(choice["query_string"])
+        )
         label = choice["display"]
-        label = html.escape(label) if type(label) is str else conditional_escape(label)  # plain names: Django's escape, unwrapped
+        label = (
+            html.escape(label) if type(label) is str else conditional_escape(label)
+        )  # plain names: Django's escape, unwrapped
         links.append(f'<li{selected}><a href="{html.escape(query)}">{label}</a></li>')
     return mark_safe("".join(links))  # noqa: S308 (every link and label is escaped)

@@ -61,7 +61,9 @@ def test_the_list_reads_no_whole_table(admin_client):
 def test_source_filter_filters(admin_client):
     make_ad(title="here", source="willhaben")
     make_ad(title="elsewhere", source="other")
-    html = admin_client.get(reverse("admin:tracker_ad_changelist"), {"source": "other"}).content.decode()
+    html = admin_client.get(
+        reverse("admin:tracker_ad_changelist"), {"source": "other"}
+    ).content.decode()
     assert "elsewhere" in html and ">here<" not in html
 
 

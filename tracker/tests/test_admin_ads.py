@@ -66,7 +66,9 @@ def test_filters_and_search(admin_client, ads, params, expected):
 
 def test_keyword_filter(admin_client, ads):
     kw = ads["fresh"].keywords.get()
-    assert titles(admin_client.get(CHANGELIST, {"keywords__id__exact": kw.pk})) == {"fresh <b>bold</b>"}
+    assert titles(admin_client.get(CHANGELIST, {"keywords__id__exact": kw.pk})) == {
+        "fresh <b>bold</b>"
+    }
 
 
 def test_search_by_our_id(admin_client, ads):
@@ -74,7 +76,9 @@ def test_search_by_our_id(admin_client, ads):
 
 
 def test_change_page_shows_the_chart_and_the_changes(admin_client, ads):
-    html = admin_client.get(reverse("admin:tracker_ad_change", args=[ads["dropped"].pk])).content.decode()
+    html = admin_client.get(
+        reverse("admin:tracker_ad_change", args=[ads["dropped"].pk])
+    ).content.decode()
     assert '<svg xmlns="http://www.w3.org/2000/svg" class="price-chart"' in html
     assert "€ 100" in html
     assert "preisänderungen" in html.lower()
@@ -91,7 +95,12 @@ def test_price_change_list_uses_the_one_price_format(admin_client):
     PriceChange.objects.create(ad=ad, old_price=Decimal("290.00"), new_price=Decimal("0"))
     PriceChange.objects.create(ad=ad, old_price=None, new_price=Decimal("673.59"))
     html = admin_client.get(reverse("admin:tracker_pricechange_changelist")).content.decode()
-    assert "€ 290" in html and "zu verschenken" in html and "Preis auf Anfrage" in html and "€ 673,59" in html
+    assert (
+        "€ 290" in html
+        and "zu verschenken" in html
+        and "Preis auf Anfrage" in html
+        and "€ 673,59" in html
+    )
     assert "290.00" not in html
     assert str(PriceChange.objects.order_by("pk").first()).endswith("€ 290 → zu verschenken")
 

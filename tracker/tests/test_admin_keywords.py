@@ -27,7 +27,9 @@ def test_list_shows_last_run_badge_counts_and_alert(admin_client):
     kw = make_keyword(query="rtx 3080", zero_result_alert_at=timezone.now())
     ScrapeRun.objects.create(keyword=kw, source="willhaben", status="done", ads_seen=7, ads_new=2)
     KeywordAd.objects.create(keyword=kw, ad=make_ad())
-    KeywordAd.objects.create(keyword=kw, ad=make_ad(), found_at=timezone.now() - dt.timedelta(days=2))
+    KeywordAd.objects.create(
+        keyword=kw, ad=make_ad(), found_at=timezone.now() - dt.timedelta(days=2)
+    )
     make_subscription(keyword=kw)
     row = admin_client.get(CHANGELIST).content.decode()
     assert '<span class="lago-badge lago-green">done</span>' in row
@@ -40,10 +42,22 @@ def test_list_shows_last_run_badge_counts_and_alert(admin_client):
 
 def test_list_fits_a_laptop_in_five_columns(admin_client):
     """Name, source, interval, pause and alert share one column; ads found in all and in 24 h another (issue 18)."""
-    kw = make_keyword(name="Mietwohnungen Wien · bis € 1.100", query="wohnung", interval_minutes=15, is_active=False)
+    kw = make_keyword(
+        name="Mietwohnungen Wien · bis € 1.100",
+        query="wohnung",
+        interval_minutes=15,
+        is_active=False,
+    )
     ScrapeRun.objects.create(keyword=kw, source="willhaben", status="failed", error="bad_response")
     response = admin_client.get(CHANGELIST)
-    assert response.context["cl"].list_display == ["action_checkbox", "keyword", "last_run", "next_run", "ads_found", "subscribers"]
+    assert response.context["cl"].list_display == [
+        "action_checkbox",
+        "keyword",
+        "last_run",
+        "next_run",
+        "ads_found",
+        "subscribers",
+    ]
     row = response.content.decode()
     assert '<span class="lago-kw-name">Mietwohnungen Wien · bis € 1.100</span>' in row
     assert "willhaben · every 15 min · paused" in row
@@ -52,15 +66,26 @@ def test_list_fits_a_laptop_in_five_columns(admin_client):
 
 @pytest.mark.parametrize(
     "params,expected",
-    [({"last_status": "failed"}, {"failing"}), ({"last_status": "never"}, {"fresh"}), ({"alert": "yes"}, {"alerting"})],
+    [
+        ({"last_status": "failed"}, {"failing"}),
+        ({"last_status": "never"}, {"fresh"}),
+        ({"alert": "yes"}, {"alerting"}),
+    ],
 )
 def test_filters(admin_client, params, expected):
     failing = make_keyword(query="failing")
     make_keyword(query="fresh")
     make_keyword(query="alerting", zero_result_alert_at=timezone.now())
-    ScrapeRun.objects.create(keyword=failing, source="willhaben", status="done", started_at=timezone.now() - dt.timedelta(hours=1))
+    ScrapeRun.objects.create(
+        keyword=failing,
+        source="willhaben",
+        status="done",
+        started_at=timezone.now() - dt.timedelta(hours=1),
+    )
     ScrapeRun.objects.create(keyword=failing, source="willhaben", status="failed")
-    ScrapeRun.objects.create(keyword=Keyword.objects.get(query="alerting"), source="willhaben", status="done")
+    ScrapeRun.objects.create(
+        keyword=Keyword.objects.get(query="alerting"), source="willhaben", status="done"
+    )
     response = admin_client.get(CHANGELIST, params)
     assert {k.query for k in response.context["cl"].result_list} == expected
 
@@ -96,7 +121,10 @@ def test_pause_and_resume(admin_client):
 def test_reset_cursor_asks_first_then_resets(admin_client):
     kw = make_keyword(query="lego 42100", cursor_published_at=timezone.now(), cursor_ad_id="123")
     confirm = act(admin_client, "reset_cursor", kw)
-    assert "Yes, reset the cursor" in confirm.content.decode() and "lego 42100" in confirm.content.decode()
+    assert (
+        "Yes, reset the cursor" in confirm.content.decode()
+        and "lego 42100" in confirm.content.decode()
+    )
     kw.refresh_from_db()
     assert kw.cursor_ad_id == "123"
     done = act(admin_client, "reset_cursor", kw, confirm="yes")
@@ -109,7 +137,10 @@ def test_reset_cursor_asks_first_then_resets(admin_client):
     "changes,message",
     [
         ({"interval_minutes": "0"}, "The interval must be at least 1 minute."),
-        ({"price_min": "500", "price_max": "100"}, "The maximum price must not be below the minimum price."),
+        (
+            {"price_min": "500", "price_max": "100"},
+            "The maximum price must not be below the minimum price.",
+        ),
         ({"source": "ebay"}, "Unknown source ebay: choose one the registry knows (willhaben)."),
     ],
 )

@@ -8,7 +8,9 @@ from tests.factories import make_ad, make_keyword, make_notification, make_subsc
 
 pytestmark = pytest.mark.django_db
 
-REGISTERED = sorted((model._meta.app_label, model._meta.model_name) for model in admin.site._registry)
+REGISTERED = sorted(
+    (model._meta.app_label, model._meta.model_name) for model in admin.site._registry
+)
 
 
 @pytest.fixture
@@ -39,7 +41,9 @@ MACHINE_WRITTEN = {
 
 
 @pytest.mark.parametrize("app_label,model_name", REGISTERED)
-def test_add_page_renders_or_is_refused_for_machine_written_models(admin_client, app_label, model_name):
+def test_add_page_renders_or_is_refused_for_machine_written_models(
+    admin_client, app_label, model_name
+):
     response = admin_client.get(reverse(f"admin:{app_label}_{model_name}_add"))
     assert response.status_code == (403 if (app_label, model_name) in MACHINE_WRITTEN else 200)
 

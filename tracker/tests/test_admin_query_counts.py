@@ -20,7 +20,14 @@ pytestmark = pytest.mark.django_db
 def _keywords(n):
     for _ in range(n):
         kw = make_keyword()
-        ScrapeRun.objects.create(keyword=kw, source="willhaben", status="done", finished_at=timezone.now(), ads_seen=3, ads_new=1)
+        ScrapeRun.objects.create(
+            keyword=kw,
+            source="willhaben",
+            status="done",
+            finished_at=timezone.now(),
+            ads_seen=3,
+            ads_new=1,
+        )
         KeywordAd.objects.create(keyword=kw, ad=make_ad())
         make_subscription(keyword=kw)
 
@@ -36,7 +43,12 @@ def _ads(n):
 def _runs(n):
     kw = make_keyword()
     for i in range(n):
-        ScrapeRun.objects.create(keyword=kw, source="willhaben", status="failed", started_at=timezone.now() - dt.timedelta(minutes=i))
+        ScrapeRun.objects.create(
+            keyword=kw,
+            source="willhaben",
+            status="failed",
+            started_at=timezone.now() - dt.timedelta(minutes=i),
+        )
 
 
 def _notifications(n):
@@ -66,7 +78,9 @@ def _count_queries(client, url):
         ("admin:notifications_telegramchat_changelist", _chats),
     ],
 )
-def test_changelist_queries_do_not_grow_with_rows(admin_client, django_assert_max_num_queries, url_name, seed):
+def test_changelist_queries_do_not_grow_with_rows(
+    admin_client, django_assert_max_num_queries, url_name, seed
+):
     url = reverse(url_name)
     seed(5)
     with_5 = _count_queries(admin_client, url)

@@ -32,17 +32,37 @@ def short(moment):
 def relisted():
     now = timezone.now()
     earlier = make_ad(
-        title="Cube Aim", price=Decimal("180"), published_at=now - dt.timedelta(days=20), first_seen_at=now - dt.timedelta(days=20)
+        title="Cube Aim",
+        price=Decimal("180"),
+        published_at=now - dt.timedelta(days=20),
+        first_seen_at=now - dt.timedelta(days=20),
     )
-    PriceChange.objects.create(ad=earlier, old_price=Decimal("200"), new_price=Decimal("180"), seen_at=now - dt.timedelta(days=10))
+    PriceChange.objects.create(
+        ad=earlier,
+        old_price=Decimal("200"),
+        new_price=Decimal("180"),
+        seen_at=now - dt.timedelta(days=10),
+    )
     earlier.gone_at = now - dt.timedelta(days=5)
     earlier.save()
-    later = make_ad(title="cube aim!", price=Decimal("150"), relist_of=earlier, first_seen_at=now - dt.timedelta(days=2))
-    PriceChange.objects.create(ad=later, old_price=Decimal("180"), new_price=Decimal("150"), seen_at=now - dt.timedelta(days=2))
+    later = make_ad(
+        title="cube aim!",
+        price=Decimal("150"),
+        relist_of=earlier,
+        first_seen_at=now - dt.timedelta(days=2),
+    )
+    PriceChange.objects.create(
+        ad=later,
+        old_price=Decimal("180"),
+        new_price=Decimal("150"),
+        seen_at=now - dt.timedelta(days=2),
+    )
     return earlier, later
 
 
-def test_the_relist_page_links_the_earlier_listing_with_its_dates_and_carries_its_chart(admin_client, relisted):
+def test_the_relist_page_links_the_earlier_listing_with_its_dates_and_carries_its_chart(
+    admin_client, relisted
+):
     earlier, later = relisted
     html = ad_page(admin_client, later)
     link = reverse("admin:tracker_ad_change", args=[earlier.pk])
@@ -55,7 +75,10 @@ def test_the_relist_page_links_the_earlier_listing_with_its_dates_and_carries_it
 def test_the_earlier_page_shows_its_gone_date_and_links_the_relist(admin_client, relisted):
     earlier, later = relisted
     html = ad_page(admin_client, earlier)
-    assert f'<a href="{reverse("admin:tracker_ad_change", args=[later.pk])}" class="lago-relist">cube aim!</a>' in html
+    assert (
+        f'<a href="{reverse("admin:tracker_ad_change", args=[later.pk])}" class="lago-relist">cube aim!</a>'
+        in html
+    )
     assert "Gone since" in html and "relisted as" in html.lower()
 
 
@@ -66,11 +89,24 @@ def test_the_keyword_page_counts_ads_found_and_drops_per_day(admin_client):
     for ad, days in zip(ads, [0, 0, 3, 40], strict=False):
         KeywordAd.objects.create(keyword=keyword, ad=ad, found_at=now - dt.timedelta(days=days))
     KeywordAd.objects.create(keyword=other, ad=ads[4], found_at=now)
-    PriceChange.objects.create(ad=ads[0], old_price=Decimal("100"), new_price=Decimal("80"), seen_at=now)
-    PriceChange.objects.create(ad=ads[1], old_price=Decimal("100"), new_price=Decimal("90"), seen_at=now - dt.timedelta(days=1))
-    PriceChange.objects.create(ad=ads[1], old_price=Decimal("90"), new_price=Decimal("120"), seen_at=now)  # a rise
-    PriceChange.objects.create(ad=ads[4], old_price=Decimal("100"), new_price=Decimal("50"), seen_at=now)  # another keyword's ad
-    html = admin_client.get(reverse("admin:tracker_keyword_change", args=[keyword.pk])).content.decode()
+    PriceChange.objects.create(
+        ad=ads[0], old_price=Decimal("100"), new_price=Decimal("80"), seen_at=now
+    )
+    PriceChange.objects.create(
+        ad=ads[1],
+        old_price=Decimal("100"),
+        new_price=Decimal("90"),
+        seen_at=now - dt.timedelta(days=1),
+    )
+    PriceChange.objects.create(
+        ad=ads[1], old_price=Decimal("90"), new_price=Decimal("120"), seen_at=now
+    )  # a rise
+    PriceChange.objects.create(
+        ad=ads[4], old_price=Decimal("100"), new_price=Decimal("50"), seen_at=now
+    )  # another keyword's ad
+    html = admin_client.get(
+        reverse("admin:tracker_keyword_change", args=[keyword.pk])
+    ).content.decode()
 
     def row(days, found, drops):
         day = date_format(timezone.localdate() - dt.timedelta(days=days), "SHORT_DATE_FORMAT")
@@ -81,5 +117,7 @@ def test_the_keyword_page_counts_ads_found_and_drops_per_day(admin_client):
 
 
 def test_a_quiet_keyword_says_so(admin_client):
-    html = admin_client.get(reverse("admin:tracker_keyword_change", args=[make_keyword().pk])).content.decode()
+    html = admin_client.get(
+        reverse("admin:tracker_keyword_change", args=[make_keyword().pk])
+    ).content.decode()
     assert "No ads found and no price drops in the last 30 days." in html

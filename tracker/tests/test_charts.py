@@ -20,7 +20,9 @@ def parse(svg):
 
 
 def test_several_prices_draw_a_line_with_euro_and_vienna_date_labels():
-    svg = price_chart_svg([(at(0), Decimal("120")), (at(3), Decimal("99.5")), (at(6), Decimal("80"))])
+    svg = price_chart_svg(
+        [(at(0), Decimal("120")), (at(3), Decimal("99.5")), (at(6), Decimal("80"))]
+    )
     root = parse(svg)
     assert root.get("width") == str(WIDTH) and root.get("height") == str(HEIGHT)
     assert '<path d="M' in svg
@@ -41,7 +43,9 @@ def test_equal_prices_do_not_divide_by_zero():
 
 
 def test_price_on_request_leaves_a_gap():
-    svg = price_chart_svg([(at(0), Decimal("50")), (at(1), None), (at(2), Decimal("40")), (at(3), Decimal("30"))])
+    svg = price_chart_svg(
+        [(at(0), Decimal("50")), (at(1), None), (at(2), Decimal("40")), (at(3), Decimal("30"))]
+    )
     parse(svg)
     assert svg.count("<path") == 2
     assert 'class="gap"' in svg
@@ -71,7 +75,11 @@ def test_euro_uses_austrian_separators():
 def test_ad_points_start_with_the_first_price_and_end_now():
     ad = SimpleNamespace(first_seen_at=at(0), price=Decimal("80"))
     changes = [SimpleNamespace(seen_at=at(2), old_price=Decimal("100"), new_price=Decimal("80"))]
-    assert ad_price_points(ad, changes, at(5)) == [(at(0), Decimal("100")), (at(2), Decimal("80")), (at(5), Decimal("80"))]
+    assert ad_price_points(ad, changes, at(5)) == [
+        (at(0), Decimal("100")),
+        (at(2), Decimal("80")),
+        (at(5), Decimal("80")),
+    ]
 
 
 def test_a_gone_ads_chart_ends_when_it_went():

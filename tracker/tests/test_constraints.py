@@ -73,7 +73,11 @@ def test_a_new_price_is_a_new_notification():
 def test_duplicate_admin_alert_is_rejected():
     chat = make_chat(is_admin=True)
     Notification.objects.create(chat=chat, kind="alert", alert_key="zero:1:2026-12-02", text="x")
-    rejected(lambda: Notification.objects.create(chat=chat, kind="alert", alert_key="zero:1:2026-12-02", text="x"))
+    rejected(
+        lambda: Notification.objects.create(
+            chat=chat, kind="alert", alert_key="zero:1:2026-12-02", text="x"
+        )
+    )
     Notification.objects.create(chat=chat, kind="alert", alert_key="zero:1:2026-12-03", text="y")
 
 

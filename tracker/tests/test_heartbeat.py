@@ -13,7 +13,9 @@ pytestmark = pytest.mark.django_db
 def test_a_beat_creates_then_moves_the_row_in_one_statement_each(django_assert_num_queries):
     with django_assert_num_queries(1):
         Heartbeat.beat("scheduler", detail="first")
-    Heartbeat.objects.filter(name="scheduler").update(last_seen_at=timezone.now() - timedelta(hours=1))
+    Heartbeat.objects.filter(name="scheduler").update(
+        last_seen_at=timezone.now() - timedelta(hours=1)
+    )
     with django_assert_num_queries(1):
         Heartbeat.beat("scheduler", detail="second")
     row = Heartbeat.objects.get(name="scheduler")

@@ -11,7 +11,10 @@ LOCK = (BASE / "requirements.lock").read_text()
 
 
 def pins(text):
-    return {m[0].lower().replace("_", "-"): m[1] for m in re.findall(r"^([A-Za-z0-9_.\-\[\]]+)==(\S+)", text, re.M)}
+    return {
+        m[0].lower().replace("_", "-"): m[1]
+        for m in re.findall(r"^([A-Za-z0-9_.\-\[\]]+)==(\S+)", text, re.M)
+    }
 
 
 def test_base_image_is_an_exact_version_and_digest():
@@ -21,13 +24,18 @@ def test_base_image_is_an_exact_version_and_digest():
 
 def test_the_image_installs_the_hashed_lock_only():
     assert "pip install --no-deps --require-hashes -r requirements.lock" in DOCKERFILE
-    assert "requirements.txt" not in DOCKERFILE.split("COPY requirements.lock")[1].split("COPY --chown")[0]
+    assert (
+        "requirements.txt"
+        not in DOCKERFILE.split("COPY requirements.lock")[1].split("COPY --chown")[0]
+    )
 
 
 def test_the_lock_holds_every_pin_of_requirements_txt_with_hashes():
     wanted = pins((BASE / "requirements.txt").read_text())
     locked = pins(LOCK)
-    assert {name: locked.get(name) for name in wanted} == wanted, "regenerate: pip-compile --generate-hashes (docs/operations.md)"
+    assert {name: locked.get(name) for name in wanted} == wanted, (
+        "regenerate: pip-compile --generate-hashes (docs/operations.md)"
+    )
     body = "\n".join(line for line in LOCK.splitlines() if not line.startswith("#"))
     entries = re.split(r"\n(?=[A-Za-z])", body.strip())
     assert len(entries) == len(locked)

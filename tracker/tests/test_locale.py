@@ -15,7 +15,16 @@ from tests.factories import make_keyword
 
 PO = settings.BASE_DIR / "locale" / "de" / "LC_MESSAGES" / "django.po"
 # What makemessages reads: the apps and templates, not tests or build output.
-SOURCES = ["lib", "tracker", "notifications", "scraping", "operations", "templates", "manage.py"]
+SOURCES = [
+    "lib",
+    "lago",
+    "tracker",
+    "notifications",
+    "scraping",
+    "operations",
+    "templates",
+    "manage.py",
+]
 
 
 def untranslated(po):
@@ -31,7 +40,10 @@ def test_every_german_entry_is_translated_and_none_is_fuzzy():
 
 def test_placeholders_survive_translation():
     for entry in polib.pofile(str(PO)):
-        for source, target in [(entry.msgid, entry.msgstr), *((entry.msgid_plural, t) for t in entry.msgstr_plural.values())]:
+        for source, target in [
+            (entry.msgid, entry.msgstr),
+            *((entry.msgid_plural, t) for t in entry.msgstr_plural.values()),
+        ]:
             if source and target:
                 assert sorted(_placeholders(source)) == sorted(_placeholders(target)), entry.msgid
 
@@ -49,17 +61,40 @@ def test_makemessages_finds_no_string_without_a_german_translation(tmp_path):
     for name in SOURCES:
         source = settings.BASE_DIR / name
         if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("tests", "__pycache__", "*.mo"))
+            shutil.copytree(
+                source,
+                tmp_path / name,
+                ignore=shutil.ignore_patterns("tests", "__pycache__", "*.mo"),
+            )
         else:
             shutil.copy(source, tmp_path / name)
-    shutil.copytree(settings.BASE_DIR / "locale", tmp_path / "locale", ignore=shutil.ignore_patterns("*.mo"))
+    shutil.copytree(
+        settings.BASE_DIR / "locale", tmp_path / "locale", ignore=shutil.ignore_patterns("*.mo")
+    )
     subprocess.run(
-        [sys.executable, "manage.py", "makemessages", "-l", "de", "--no-location", "--verbosity", "0"],
+        [
+            sys.executable,
+            "manage.py",
+            "makemessages",
+            "-l",
+            "de",
+            "--no-location",
+            "--verbosity",
+            "0",
+        ],
         cwd=tmp_path,
         check=True,
-        env={"PATH": "/usr/bin:/bin", "SECRET_KEY": "lago-test-only-secret-key", "DEBUG": "true", "PYTHONPATH": str(tmp_path)},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "SECRET_KEY": "lago-test-only-secret-key",
+            "DEBUG": "true",
+            "PYTHONPATH": str(tmp_path),
+        },
     )
-    assert untranslated(polib.pofile(str(tmp_path / "locale" / "de" / "LC_MESSAGES" / "django.po"))) == []
+    assert (
+        untranslated(polib.pofile(str(tmp_path / "locale" / "de" / "LC_MESSAGES" / "django.po")))
+        == []
+    )
 
 
 def test_the_catalogue_compiles_in_pure_python(tmp_path):
@@ -76,7 +111,9 @@ def test_keyword_changelist_is_german(admin_client):
     make_keyword(name="fahrrad", query="fahrrad")
     page = admin_client.get("/admin/tracker/keyword/").content.decode()
     assert "Suchbegriffe" in page and "Suchbegriff zur Änderung auswählen" in page
-    assert "Jetzt ausführen (Abfrage einreihen)" in page and "Pausieren (nicht mehr einplanen)" in page
+    assert (
+        "Jetzt ausführen (Abfrage einreihen)" in page and "Pausieren (nicht mehr einplanen)" in page
+    )
     assert "Keywords" not in page
 
 

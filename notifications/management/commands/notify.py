@@ -15,15 +15,33 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--loop", action="store_true", help="keep sending until interrupted")
-        parser.add_argument("--interval", type=float, default=5.0, help="seconds between rounds with --loop (default 5)")
-        parser.add_argument("--limit", type=int, default=None, help=f"messages per round (default NOTIFY_BATCH={settings.NOTIFY_BATCH})")
-        parser.add_argument("--dry-run", action="store_true", help="print what would be sent; send nothing, change nothing")
+        parser.add_argument(
+            "--interval",
+            type=float,
+            default=5.0,
+            help="seconds between rounds with --loop (default 5)",
+        )
+        parser.add_argument(
+            "--limit",
+            type=int,
+            default=None,
+            help=f"messages per round (default NOTIFY_BATCH={settings.NOTIFY_BATCH})",
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print what would be sent; send nothing, change nothing",
+        )
 
     def handle(self, *args, loop, interval, limit, dry_run, verbosity, **options):
         if dry_run:
             return self.dry_run(limit or settings.NOTIFY_BATCH, verbosity)
         if sending_paused():
-            self.stderr.write(self.style.WARNING("Sending is paused: TELEGRAM_BOT_TOKEN is not set. Rows stay queued."))
+            self.stderr.write(
+                self.style.WARNING(
+                    "Sending is paused: TELEGRAM_BOT_TOKEN is not set. Rows stay queued."
+                )
+            )
         while True:
             sent = process_queue(limit)
             if verbosity:
@@ -42,8 +60,14 @@ class Command(BaseCommand):
             for unit in units:
                 rendered = render_unit(unit, unit.rows)[0]
                 count += len(unit.rows)
-                label = f"digest of {len(unit.rows)}" if unit.is_digest else f"notification {unit.rows[0].pk}"
+                label = (
+                    f"digest of {len(unit.rows)}"
+                    if unit.is_digest
+                    else f"notification {unit.rows[0].pk}"
+                )
                 self.stdout.write(f"→ chat {chat_id}: {label}")
                 if verbosity:
                     self.stdout.write(rendered.plain + "\n")
-        self.stdout.write(self.style.SUCCESS(f"dry run: {count} notification(s) would be sent; nothing changed"))
+        self.stdout.write(
+            self.style.SUCCESS(f"dry run: {count} notification(s) would be sent; nothing changed")
+        )

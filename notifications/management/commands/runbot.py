@@ -20,7 +20,9 @@ class Command(BaseCommand):
         connections.close_all()  # the ORM runs in the handlers' worker thread (admins are seeded in post_init)
         app = build_application()
         if verbosity:
-            self.stdout.write(f"runbot: starting long polling (timeout {settings.TELEGRAM_POLL_TIMEOUT_S}s)")
+            self.stdout.write(
+                f"runbot: starting long polling (timeout {settings.TELEGRAM_POLL_TIMEOUT_S}s)"
+            )
             self.stdout.flush()
         try:
             app.run_polling(

@@ -1,12 +1,16 @@
 """Is Lago working? The health verdict, each keyword's last and next run, alerts and the queue.
 
     manage.py status                    readable table
-    manage.py status --json             the same as JSON on one line ({"health": …, "stats": …}; `| jq` to read)
+    manage.py status --json             the same as JSON on one line ({"health": …, "stats": …}; `|
+    jq` to read)
     manage.py status --check scheduler  only the scheduler heartbeat (worker container healthcheck)
     manage.py status --check bot        only the bot heartbeat (bot container healthcheck)
-    manage.py status --check web        GET /health?check=web on the local web server: gunicorn answers and
-                                        reaches the database (web container healthcheck; sends a Host
-                                        from ALLOWED_HOSTS, so it works when that holds only the public domain)
+    manage.py status --check web        GET /health?check=web on the local web server: gunicorn
+    answers and
+                                        reaches the database (web container healthcheck; sends a
+                                        Host
+                                        from ALLOWED_HOSTS, so it works when that holds only the
+                                        public domain)
 
 Exit code 0 when healthy, 1 when unhealthy, 2 when degraded (a marketplace fails:
 each failing source/keyword is printed with its full last error). `--check` exits 0/1
@@ -46,9 +50,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="Print JSON instead of a table.")
         parser.add_argument(
-            "--check", choices=[SCHEDULER, BOT, "web"], help="Check one process only (for container healthchecks) and exit 0/1."
+            "--check",
+            choices=[SCHEDULER, BOT, "web"],
+            help="Check one process only (for container healthchecks) and exit 0/1.",
         )
-        parser.add_argument("--url", default=DEFAULT_WEB_URL, help=f"With --check web: the /health URL (default {DEFAULT_WEB_URL}).")
+        parser.add_argument(
+            "--url",
+            default=DEFAULT_WEB_URL,
+            help=f"With --check web: the /health URL (default {DEFAULT_WEB_URL}).",
+        )
 
     def handle(self, *args, **options):
         if options["check"]:
@@ -74,7 +84,8 @@ class Command(BaseCommand):
         health = health_report(now, grace=False)
         stats = collect_stats(now, queue=health["queue"]) if health["db_connected"] else None
         if as_json:
-            # One line: the json module's C encoder (indent= falls back to the Python one, 2-3x slower for 300 keywords).
+            # One line: the json module's C encoder (indent= falls back to the Python one, 2-3x
+            # slower for 300 keywords).
             self.stdout.write(json.dumps({"health": health, "stats": stats}, cls=DjangoJSONEncoder))
         else:
             self.write_health(health, now)
@@ -86,27 +97,47 @@ class Command(BaseCommand):
         if health["status"] == "ok":
             self.stdout.write(self.style.SUCCESS("Lago: healthy"))
         elif health["status"] == "degraded":
-            self.stdout.write(self.style.WARNING(f"Lago: DEGRADED ({', '.join(health['problems'])})"))
+            self.stdout.write(
+                self.style.WARNING(f"Lago: DEGRADED ({', '.join(health['problems'])})")
+            )
         else:
-            self.stdout.write(self.style.ERROR(f"Lago: UNHEALTHY ({', '.join(health['problems'])})"))
-        self.stdout.write(f"  database     {'connected' if health['db_connected'] else 'UNREACHABLE'}")
+            self.stdout.write(
+                self.style.ERROR(f"Lago: UNHEALTHY ({', '.join(health['problems'])})")
+            )
+        self.stdout.write(
+            f"  database     {'connected' if health['db_connected'] else 'UNREACHABLE'}"
+        )
         self.stdout.write(f"  uptime       {health['uptime_seconds']} s (this process)")
         if not health["db_connected"]:
             return
         age = health["scheduler_age_s"]
         ago = f" ({age} s ago)" if age is not None else ""
-        self.stdout.write(f"  scheduler    last tick {health['scheduler_last_run'] or 'never'}{ago}")
-        polling = {None: "disabled (no TELEGRAM_BOT_TOKEN)", True: "polling", False: "NOT polling"}[health["telegram_polling"]]
+        self.stdout.write(
+            f"  scheduler    last tick {health['scheduler_last_run'] or 'never'}{ago}"
+        )
+        polling = {None: "disabled (no TELEGRAM_BOT_TOKEN)", True: "polling", False: "NOT polling"}[
+            health["telegram_polling"]
+        ]
         self.stdout.write(f"  bot          {polling}")
-        self.stdout.write(f"  sending      {'PAUSED (no TELEGRAM_BOT_TOKEN)' if health['sending_paused'] else 'active'}")
+        self.stdout.write(
+            f"  sending      {'PAUSED (no TELEGRAM_BOT_TOKEN)' if health['sending_paused'] else 'active'}"
+        )
         queue = health["queue"]
-        oldest = f", oldest {queue['oldest_pending_age_s']} s" if queue["oldest_pending_age_s"] is not None else ""
-        self.stdout.write(f"  queue        {queue['pending']} pending{oldest}, {queue['dead']} dead")
+        oldest = (
+            f", oldest {queue['oldest_pending_age_s']} s"
+            if queue["oldest_pending_age_s"] is not None
+            else ""
+        )
+        self.stdout.write(
+            f"  queue        {queue['pending']} pending{oldest}, {queue['dead']} dead"
+        )
         self.write_scraping(health["scraping"])
 
     def write_scraping(self, scraping):
         for source, minutes in scraping["stale"].items():
-            self.stdout.write(self.style.WARNING(f"  scraping     {source}: no successful run for {minutes} min"))
+            self.stdout.write(
+                self.style.WARNING(f"  scraping     {source}: no successful run for {minutes} min")
+            )
         for k in scraping["failing"]:
             name = k["name"] or k["query"]
             self.stdout.write(
@@ -122,10 +153,15 @@ class Command(BaseCommand):
         self.stdout.write("")
         self.stdout.write(f"Keywords: {stats['active_keywords']} active of {stats['keywords']}")
         shown = [k for k in stats["keyword_runs"] if k["is_active"] or verbosity >= 2]
-        # The name column is as wide as the longest name up to NAME_WIDTH; longer names wrap onto more lines.
+        # The name column is as wide as the longest name up to NAME_WIDTH; longer names wrap onto
+        # more lines.
         width = min(max([len("keyword"), *(len(k["name"]) for k in shown)]), NAME_WIDTH)
         row = "  {:>4}  {:<" + str(width) + "} {:>5}  {:<10} {:<20} {:>9}  {:<20} {}"
-        self.stdout.write(row.format("id", "keyword", "every", "last run", "when", "seen/new", "next run", "alerts").rstrip())
+        self.stdout.write(
+            row.format(
+                "id", "keyword", "every", "last run", "when", "seen/new", "next run", "alerts"
+            ).rstrip()
+        )
         for k in shown:
             cells = self.keyword_cells(k, now)
             first, *more = textwrap.wrap(cells[1], width) or [""]
@@ -133,7 +169,9 @@ class Command(BaseCommand):
             for line in more:
                 self.stdout.write(f"  {'':>4}  {line}")
         self.stdout.write("")
-        shown = {k: f"~{v}" if k in stats["estimated"] else v for k, v in stats.items()}  # ~: an estimate
+        shown = {
+            k: f"~{v}" if k in stats["estimated"] else v for k, v in stats.items()
+        }  # ~: an estimate
         self.stdout.write(
             f"Ads: {shown['ads_indexed']} indexed, {stats['ads_new_24h']} new and {stats['price_drops_24h']} price drops in 24 h"
         )

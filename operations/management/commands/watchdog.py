@@ -29,7 +29,9 @@ class Command(BaseCommand):
     help = __doc__.splitlines()[0]
 
     def add_arguments(self, parser):
-        parser.add_argument("heartbeat", choices=sorted(STALE_SETTINGS), help="The heartbeat the child writes.")
+        parser.add_argument(
+            "heartbeat", choices=sorted(STALE_SETTINGS), help="The heartbeat the child writes."
+        )
         parser.add_argument("child", nargs="+", help="The command to run (after --).")
 
     def handle(self, *args, heartbeat, child, **options):
@@ -40,7 +42,9 @@ class Command(BaseCommand):
             proc = subprocess.Popen(child)
         except OSError as exc:
             raise CommandError(f"watchdog: cannot start {child!r}: {exc}") from exc
-        self.stdout.write(f"watchdog: pid {proc.pid} {' '.join(child)}; {heartbeat} stale after {stale_s}s, checked every {interval}s")
+        self.stdout.write(
+            f"watchdog: pid {proc.pid} {' '.join(child)}; {heartbeat} stale after {stale_s}s, checked every {interval}s"
+        )
         self.stdout.flush()
 
         def forward(signum, frame):
@@ -54,7 +58,9 @@ class Command(BaseCommand):
             except subprocess.TimeoutExpired:
                 age = self.age(heartbeat, time.monotonic() - started)
                 if age is not None and age > stale_s:
-                    self.stderr.write(f"watchdog: {heartbeat} heartbeat {int(age)}s old (> {stale_s}s): stopping pid {proc.pid}")
+                    self.stderr.write(
+                        f"watchdog: {heartbeat} heartbeat {int(age)}s old (> {stale_s}s): stopping pid {proc.pid}"
+                    )
                     self.stop(proc)
                     sys.exit(1)
                 continue
@@ -77,6 +83,8 @@ class Command(BaseCommand):
         try:
             proc.wait(timeout=settings.WATCHDOG_KILL_AFTER_S)
         except subprocess.TimeoutExpired:
-            self.stderr.write(f"watchdog: pid {proc.pid} ignored SIGTERM for {settings.WATCHDOG_KILL_AFTER_S}s: SIGKILL")
+            self.stderr.write(
+                f"watchdog: pid {proc.pid} ignored SIGTERM for {settings.WATCHDOG_KILL_AFTER_S}s: SIGKILL"
+            )
             proc.kill()
             proc.wait()

@@ -13,7 +13,9 @@ class Command(BaseCommand):
     help = "Delete scrape runs, settled notifications and task failures past RETENTION_*_DAYS, in batches."
 
     def add_arguments(self, parser):
-        parser.add_argument("--dry-run", action="store_true", help="count what would be deleted, delete nothing")
+        parser.add_argument(
+            "--dry-run", action="store_true", help="count what would be deleted, delete nothing"
+        )
 
     def handle(self, dry_run, verbosity, **options):
         if dry_run:

@@ -1,6 +1,7 @@
 """Scrape one keyword now and show what was found.
 
-    manage.py scrape 12                       # keyword id: stored, notified, recorded as a ScrapeRun
+    manage.py scrape 12                       # keyword id: stored, notified, recorded as a
+    ScrapeRun
     manage.py scrape "rtx 3080" --dry-run     # plain words or a pasted willhaben URL
     manage.py scrape 12 --pages 3 --dry-run   # fetch and parse only, write nothing
     manage.py scrape 12 --sweep               # a deep sweep now: past the cursor, largest pages
@@ -25,10 +26,21 @@ class Command(BaseCommand):
     help = "Scrape one keyword (id) or an ad-hoc query / willhaben URL now, and list the ads found."
 
     def add_arguments(self, parser):
-        parser.add_argument("target", help='a keyword id, or "search words", or a willhaben search URL')
-        parser.add_argument("--pages", type=int, default=None, help="page cap for this run (default SCRAPE_MAX_PAGES)")
+        parser.add_argument(
+            "target", help='a keyword id, or "search words", or a willhaben search URL'
+        )
+        parser.add_argument(
+            "--pages",
+            type=int,
+            default=None,
+            help="page cap for this run (default SCRAPE_MAX_PAGES)",
+        )
         parser.add_argument("--dry-run", action="store_true", help="fetch and parse, write nothing")
-        parser.add_argument("--sweep", action="store_true", help="a deep sweep: ignore the cursor, read up to SCRAPE_SWEEP_MAX_PAGES")
+        parser.add_argument(
+            "--sweep",
+            action="store_true",
+            help="a deep sweep: ignore the cursor, read up to SCRAPE_SWEEP_MAX_PAGES",
+        )
 
     def handle(self, target, pages, dry_run, sweep, verbosity, **options):
         if pages is not None and pages < 1:
@@ -39,7 +51,9 @@ class Command(BaseCommand):
         run = None if dry_run else self._start_run(keyword, kind)
         rows = []
         collect = self._collect(keyword, rows, verbosity)
-        outcome = scrape_keyword(keyword, run, max_pages=pages, dry_run=dry_run, on_page=collect, sweep=sweep)
+        outcome = scrape_keyword(
+            keyword, run, max_pages=pages, dry_run=dry_run, on_page=collect, sweep=sweep
+        )
         if run is not None:
             run_finished(keyword)  # health state and admin alerts, as after a scheduled run
         if verbosity >= 1:
@@ -51,7 +65,11 @@ class Command(BaseCommand):
         summary = f"{c.pages} page(s), {c.ads_seen} ads, {c.ads_new} new, {c.price_drops} price drops ({mode})"
         self.stdout.write(self.style.SUCCESS(summary))
         if c.extra.get("coverage_gap"):
-            self.stdout.write(self.style.WARNING("page cap reached before the cursor: raise SCRAPE_MAX_PAGES or shorten the interval"))
+            self.stdout.write(
+                self.style.WARNING(
+                    "page cap reached before the cursor: raise SCRAPE_MAX_PAGES or shorten the interval"
+                )
+            )
 
     def _keyword(self, target):
         if target.isdigit():
@@ -65,7 +83,9 @@ class Command(BaseCommand):
         """The admin's *Run now* path: the same skip rules, skip row and next window."""
         run, skip = claim_keyword_now(keyword, kind=kind)
         if run is None:
-            raise CommandError(f"keyword {keyword.pk} not started: {skip.reason} ({skip.detail}); a skipped run is recorded")
+            raise CommandError(
+                f"keyword {keyword.pk} not started: {skip.reason} ({skip.detail}); a skipped run is recorded"
+            )
         return run
 
     def _collect(self, keyword, rows, verbosity):
@@ -73,14 +93,22 @@ class Command(BaseCommand):
 
         def collect(page, result):
             if verbosity >= 1:
-                self.stdout.write(f"page {page.number}: {len(page.ads)} ads (of {page.rows_found} found)")
-            rows.extend(_preview(page.ads, keyword.source) if result is None else _statuses(keyword, page.ads, result))
+                self.stdout.write(
+                    f"page {page.number}: {len(page.ads)} ads (of {page.rows_found} found)"
+                )
+            rows.extend(
+                _preview(page.ads, keyword.source)
+                if result is None
+                else _statuses(keyword, page.ads, result)
+            )
 
         return collect
 
     def _table(self, rows):
         for ad, status in rows:
-            self.stdout.write(f"{status:<10} {ad.external_id:>12} {format_price(ad.price):>17}  {ad.title[:70]}")
+            self.stdout.write(
+                f"{status:<10} {ad.external_id:>12} {format_price(ad.price):>17}  {ad.title[:70]}"
+            )
 
 
 def _statuses(keyword, ads, result):
@@ -98,7 +126,11 @@ def _statuses(keyword, ads, result):
 
 def _preview(ads, source):
     """Statuses for a dry run, judged against the stored ads (nothing is written)."""
-    stored = dict(Ad.objects.filter(source=source, external_id__in=[ad.external_id for ad in ads]).values_list("external_id", "price"))
+    stored = dict(
+        Ad.objects.filter(
+            source=source, external_id__in=[ad.external_id for ad in ads]
+        ).values_list("external_id", "price")
+    )
     preview = []
     for ad in ads:
         old = stored.get(ad.external_id, "missing")

@@ -18,7 +18,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         username = os.environ.get("DJANGO_SUPERUSER_USERNAME", "")
-        # The environment as it is now, else what settings read at start (which covers DJANGO_SUPERUSER_PASSWORD_FILE).
+        # The environment as it is now, else what settings read at start (which covers
+        # DJANGO_SUPERUSER_PASSWORD_FILE).
         password = os.environ.get("DJANGO_SUPERUSER_PASSWORD") or settings.DJANGO_SUPERUSER_PASSWORD
         User = get_user_model()
         if not username or not password:
@@ -35,9 +36,16 @@ class Command(BaseCommand):
                 self.stdout.write(f"Admin user {username!r} already exists.")
             return
         try:
-            validate_password(password, User(username=username, email=os.environ.get("DJANGO_SUPERUSER_EMAIL", "")))
+            validate_password(
+                password,
+                User(username=username, email=os.environ.get("DJANGO_SUPERUSER_EMAIL", "")),
+            )
         except ValidationError as exc:
             # The messages describe the rule broken, never the password itself.
-            raise CommandError("DJANGO_SUPERUSER_PASSWORD is too weak: " + " ".join(exc.messages)) from None
-        User.objects.create_superuser(username=username, email=os.environ.get("DJANGO_SUPERUSER_EMAIL", ""), password=password)
+            raise CommandError(
+                "DJANGO_SUPERUSER_PASSWORD is too weak: " + " ".join(exc.messages)
+            ) from None
+        User.objects.create_superuser(
+            username=username, email=os.environ.get("DJANGO_SUPERUSER_EMAIL", ""), password=password
+        )
         self.stdout.write(self.style.SUCCESS(f"Created admin user {username!r}."))

@@ -9,10 +9,10 @@ import pytest
 import sentry_sdk
 from django.conf import settings as django_settings
 
+from lago.error_tracking import init_error_tracking
 from lib.log_filters import REDACTED
 from tests.fakes.sentry import FakeSentry
 from tests.processes import child_env
-from tracker.error_tracking import init_error_tracking
 
 TOKEN = "123456789:AAFakeTokenForTests_abcdefghijklmnop"
 SCRAPE_PASSWORD = "scr4pe-s3cret"
@@ -46,7 +46,11 @@ def send_to_telegram(settings_proxy):
 
 
 def test_error_line_arrives_with_token_and_proxy_credentials_scrubbed(ingest, settings):
-    logger.info("polling https://api.telegram.org/bot%s/getUpdates via %s", OTHER_TOKEN, settings.TELEGRAM_PROXY_URL)
+    logger.info(
+        "polling https://api.telegram.org/bot%s/getUpdates via %s",
+        OTHER_TOKEN,
+        settings.TELEGRAM_PROXY_URL,
+    )
     try:
         send_to_telegram(settings.SCRAPE_PROXY_URL)
     except ConnectionError:
@@ -56,7 +60,10 @@ def test_error_line_arrives_with_token_and_proxy_credentials_scrubbed(ingest, se
     [event] = ingest.events()
     assert ingest.paths == ["/api/1/envelope/"]
     assert event["level"] == "error" and event["environment"] == "test"
-    assert event["logentry"]["formatted"] == f"sending failed (token {REDACTED}, proxy password {REDACTED})"
+    assert (
+        event["logentry"]["formatted"]
+        == f"sending failed (token {REDACTED}, proxy password {REDACTED})"
+    )
     [exception] = event["exception"]["values"]
     assert (
         exception["value"]
@@ -66,7 +73,10 @@ def test_error_line_arrives_with_token_and_proxy_credentials_scrubbed(ingest, se
     assert frame["function"] == "send_to_telegram"
     assert frame["vars"]["url"] == f"'https://api.telegram.org/bot{REDACTED}/sendMessage'"
     [crumb] = [c for c in event["breadcrumbs"]["values"] if c.get("category") == logger.name]
-    assert crumb["message"] == f"polling https://api.telegram.org/bot{REDACTED}/getUpdates via socks5://{REDACTED}@127.0.0.1:1080"
+    assert (
+        crumb["message"]
+        == f"polling https://api.telegram.org/bot{REDACTED}/getUpdates via socks5://{REDACTED}@127.0.0.1:1080"
+    )
     raw = b"".join(ingest.raw).decode()
     for secret in SECRETS:
         assert secret not in raw
@@ -80,7 +90,9 @@ def test_a_warning_is_a_breadcrumb_not_an_event(ingest):
     logger.error("scrape failed")
     sentry_sdk.flush(timeout=5)
     [event] = ingest.events()
-    assert [c["message"] for c in event["breadcrumbs"]["values"] if c.get("category") == logger.name] == ["willhaben answered 503"]
+    assert [
+        c["message"] for c in event["breadcrumbs"]["values"] if c.get("category") == logger.name
+    ] == ["willhaben answered 503"]
 
 
 def test_no_personal_data_is_sent(ingest):
@@ -111,10 +123,22 @@ def test_settings_start_it_from_sentry_dsn_in_a_real_process(tmp_path):
     """SENTRY_DSN in the environment is enough: the settings start the client, the LOGGING config lets it see ERRORs."""
     server = FakeSentry().start()
     try:
-        env = child_env(database=tmp_path / "sentry.sqlite3", SENTRY_DSN=server.dsn, TELEGRAM_BOT_TOKEN=TOKEN, SENTRY_ENVIRONMENT="staging")
+        env = child_env(
+            database=tmp_path / "sentry.sqlite3",
+            SENTRY_DSN=server.dsn,
+            TELEGRAM_BOT_TOKEN=TOKEN,
+            SENTRY_ENVIRONMENT="staging",
+        )
         script = f"import logging; logging.getLogger('lago.x').error('token %s', '{TOKEN}'); import sentry_sdk; sentry_sdk.flush(5)"
         command = [sys.executable, "manage.py", "shell", "-v", "0", "-c", script]
-        result = subprocess.run(command, env=env, cwd=django_settings.BASE_DIR, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            command,
+            env=env,
+            cwd=django_settings.BASE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode == 0, result.stderr
         [event] = server.events()
     finally:

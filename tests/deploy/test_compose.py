@@ -20,7 +20,7 @@ COMPOSE_TEXT = (Path(settings.BASE_DIR) / "docker-compose.yml").read_text()
 COMPOSE = yaml.safe_load(COMPOSE_TEXT)
 SERVICES = COMPOSE["services"]
 APP_SERVICES = ["migrate", "web", "worker", "bot"]
-# Setting -> compose secret; tracker/settings.py reads SETTING_FILE first.
+# Setting -> compose secret; lago/settings.py reads SETTING_FILE first.
 SECRET_SETTINGS = {
     "SECRET_KEY": "secret_key",
     "DATABASE_URL": "database_url",
@@ -55,9 +55,14 @@ def test_app_services_read_env_and_secrets_and_wait_for_the_database():
         for secret in SECRET_SETTINGS.values():
             assert secret in service["secrets"], (name, secret)
         for setting, secret in SECRET_SETTINGS.items():
-            assert service["environment"][f"{setting}_FILE"] == f"/run/secrets/{secret}", (name, setting)
+            assert service["environment"][f"{setting}_FILE"] == f"/run/secrets/{secret}", (
+                name,
+                setting,
+            )
     for name in ["web", "worker", "bot"]:
-        assert SERVICES[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+        assert SERVICES[name]["depends_on"]["migrate"] == {
+            "condition": "service_completed_successfully"
+        }
 
 
 def test_every_secret_comes_from_a_file_under_secrets():
@@ -74,7 +79,11 @@ def test_db_is_postgres_15_with_a_volume_only_its_own_variables_and_a_tcp_readin
     assert db["image"].startswith("postgres:15.")  # an exact minor version, not the floating major
     assert any(v.startswith("pgdata:") for v in db["volumes"])
     assert "env_file" not in db
-    assert db["environment"] == {"POSTGRES_DB": "lago", "POSTGRES_USER": "lago", "POSTGRES_PASSWORD_FILE": "/run/secrets/postgres_password"}
+    assert db["environment"] == {
+        "POSTGRES_DB": "lago",
+        "POSTGRES_USER": "lago",
+        "POSTGRES_PASSWORD_FILE": "/run/secrets/postgres_password",
+    }
     assert db["secrets"] == ["postgres_password"]
     # Over TCP: on first boot the Unix socket answers before the server accepts on the network.
     assert "pg_isready -h 127.0.0.1" in " ".join(db["healthcheck"]["test"])
@@ -90,14 +99,29 @@ def test_web_healthcheck_probes_only_the_web_process():
     # Its default URL is the port the web command binds.
     assert DEFAULT_WEB_URL == "http://127.0.0.1:8000/health?check=web"
     assert "0.0.0.0:8000" in SERVICES["web"]["command"]
-    assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("30s", "10s", 3, "20s")
+    assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == (
+        "30s",
+        "10s",
+        3,
+        "20s",
+    )
 
 
 def test_worker_sets_up_the_schedule_and_runs_the_cluster_under_the_watchdog():
     worker = SERVICES["worker"]
     assert "setup_schedules" in " ".join(worker["command"])
-    assert "exec python manage.py watchdog scheduler -- python manage.py qcluster" in worker["command"][-1]
-    assert worker["healthcheck"]["test"] == ["CMD", "python", "manage.py", "status", "--check", "scheduler"]
+    assert (
+        "exec python manage.py watchdog scheduler -- python manage.py qcluster"
+        in worker["command"][-1]
+    )
+    assert worker["healthcheck"]["test"] == [
+        "CMD",
+        "python",
+        "manage.py",
+        "status",
+        "--check",
+        "scheduler",
+    ]
 
 
 def test_worker_stop_grace_period_covers_the_scrape_time_budget():
@@ -109,12 +133,27 @@ def test_worker_stop_grace_period_covers_the_scrape_time_budget():
 
 def test_bot_runs_runbot_under_the_watchdog_in_its_own_profile():
     bot = SERVICES["bot"]
-    # Not started by a plain `docker compose up`: without a token runbot exits and would restart for ever.
+    # Not started by a plain `docker compose up`: without a token runbot exits and would restart for
+    # ever.
     assert bot["profiles"] == ["bot"]
-    assert bot["command"] == ["python", "manage.py", "watchdog", "bot", "--", "python", "manage.py", "runbot"]
+    assert bot["command"] == [
+        "python",
+        "manage.py",
+        "watchdog",
+        "bot",
+        "--",
+        "python",
+        "manage.py",
+        "runbot",
+    ]
     check = bot["healthcheck"]
     assert check["test"] == ["CMD", "python", "manage.py", "status", "--check", "bot"]
-    assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == ("60s", "10s", 3, "180s")
+    assert (check["interval"], check["timeout"], check["retries"], check["start_period"]) == (
+        "60s",
+        "10s",
+        3,
+        "180s",
+    )
 
 
 @pytest.fixture
@@ -126,35 +165,66 @@ def service_env(tmp_path):
         STATIC_ROOT=str(tmp_path / "static"),
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     )
-    subprocess.run(SERVICES["migrate"]["command"], env=env, cwd=settings.BASE_DIR, check=True, capture_output=True)
+    subprocess.run(
+        SERVICES["migrate"]["command"],
+        env=env,
+        cwd=settings.BASE_DIR,
+        check=True,
+        capture_output=True,
+    )
     subprocess.run(COLLECTSTATIC, env=env, cwd=settings.BASE_DIR, check=True, capture_output=True)
     return env
 
 
-def test_migrate_command_creates_the_admin_user_with_the_password_from_its_secret_file(service_env, tmp_path):
+def test_migrate_command_creates_the_admin_user_with_the_password_from_its_secret_file(
+    service_env, tmp_path
+):
     secret = tmp_path / "superuser_password"
     secret.write_text("s3cret-pass\n")
-    env = {**service_env, "DJANGO_SUPERUSER_USERNAME": "ops", "DJANGO_SUPERUSER_PASSWORD_FILE": str(secret)}
-    result = subprocess.run(SERVICES["migrate"]["command"], env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+    env = {
+        **service_env,
+        "DJANGO_SUPERUSER_USERNAME": "ops",
+        "DJANGO_SUPERUSER_PASSWORD_FILE": str(secret),
+    }
+    result = subprocess.run(
+        SERVICES["migrate"]["command"],
+        env=env,
+        cwd=settings.BASE_DIR,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert "Created admin user 'ops'" in result.stdout
     login = "from django.contrib.auth import authenticate; print(authenticate(username='ops', password='s3cret-pass') is not None)"
     check = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-v", "0", "-c", login], env=env, cwd=settings.BASE_DIR, capture_output=True, text=True
+        [sys.executable, "manage.py", "shell", "-v", "0", "-c", login],
+        env=env,
+        cwd=settings.BASE_DIR,
+        capture_output=True,
+        text=True,
     )
     assert check.stdout.strip() == "True", check.stderr
 
 
 def test_web_command_serves_health(service_env):
     port = free_port()
-    command = [arg.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for arg in SERVICES["web"]["command"]]
+    command = [
+        arg.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for arg in SERVICES["web"]["command"]
+    ]
     command[command.index("3")] = "1"  # one gunicorn worker is enough here
-    proc = subprocess.Popen(command, env=service_env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        command,
+        env=service_env,
+        cwd=settings.BASE_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         response = wait_for_http(f"http://127.0.0.1:{port}/health", proc)
         assert response.status_code == 200
         assert response.json()["status"] == "ok"
-        # DEBUG off: the admin's CSS comes from the collected files (the image's collectstatic), via WhiteNoise.
+        # DEBUG off: the admin's CSS comes from the collected files (the image's collectstatic), via
+        # WhiteNoise.
         login = httpx.get(f"http://127.0.0.1:{port}/admin/login/")
         assert login.status_code == 200 and "/static/admin/css/base.css" in login.text
         css = httpx.get(f"http://127.0.0.1:{port}/static/admin/css/base.css")
@@ -168,28 +238,46 @@ def start_web(env):
     """The web service's command on a free port (one gunicorn worker); returns the process and the
     healthcheck command pointed at that port (the compose command plus --url)."""
     port = free_port()
-    command = [arg.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for arg in SERVICES["web"]["command"]]
+    command = [
+        arg.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for arg in SERVICES["web"]["command"]
+    ]
     command[command.index("3")] = "1"
-    check = SERVICES["web"]["healthcheck"]["test"][1:] + ["--url", DEFAULT_WEB_URL.replace("127.0.0.1:8000", f"127.0.0.1:{port}")]
-    proc = subprocess.Popen(command, env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    check = SERVICES["web"]["healthcheck"]["test"][1:] + [
+        "--url",
+        DEFAULT_WEB_URL.replace("127.0.0.1:8000", f"127.0.0.1:{port}"),
+    ]
+    proc = subprocess.Popen(
+        command, env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     return proc, port, check
 
 
-def test_web_healthcheck_passes_with_a_stale_scheduler_and_only_the_public_domain_allowed(service_env):
-    """/health is 503 once the scheduler is stale; the web container stays healthy, with ALLOWED_HOSTS
+def test_web_healthcheck_passes_with_a_stale_scheduler_and_only_the_public_domain_allowed(
+    service_env,
+):
+    """/health is 503 once the scheduler is stale; the web container stays healthy, with
+    ALLOWED_HOSTS
     holding only the public domain (the probe sends it as Host). Without web it fails."""
     env = {**service_env, "HEALTHCHECK_SCHEDULER_STALE_S": "1", "ALLOWED_HOSTS": "lago.example.org"}
     proc, port, check = start_web(env)
     public = {"Host": "lago.example.org"}
     try:
         wait_for_http(f"http://127.0.0.1:{port}/health", proc)
-        assert httpx.get(f"http://127.0.0.1:{port}/health").status_code == 400  # Host 127.0.0.1 is not allowed
+        assert (
+            httpx.get(f"http://127.0.0.1:{port}/health").status_code == 400
+        )  # Host 127.0.0.1 is not allowed
         deadline = time.monotonic() + 20
-        while (response := httpx.get(f"http://127.0.0.1:{port}/health", headers=public)).status_code == 200:
+        while (
+            response := httpx.get(f"http://127.0.0.1:{port}/health", headers=public)
+        ).status_code == 200:
             assert time.monotonic() < deadline, response.text
             time.sleep(0.2)
-        assert response.status_code == 503 and response.json()["reason"].startswith("scheduler_"), response.text
-        healthy = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+        assert response.status_code == 503 and response.json()["reason"].startswith("scheduler_"), (
+            response.text
+        )
+        healthy = subprocess.run(
+            check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True
+        )
         assert healthy.returncode == 0, healthy.stdout + healthy.stderr
         assert "web: ok" in healthy.stdout
     finally:
@@ -201,11 +289,17 @@ def test_web_healthcheck_passes_with_a_stale_scheduler_and_only_the_public_domai
 
 
 def test_web_healthcheck_fails_when_the_database_is_unreachable(service_env):
-    env = {**service_env, "ALLOWED_HOSTS": "lago.example.org", "DATABASE_URL": f"postgres://lago@127.0.0.1:{free_port()}/lago"}
+    env = {
+        **service_env,
+        "ALLOWED_HOSTS": "lago.example.org",
+        "DATABASE_URL": f"postgres://lago@127.0.0.1:{free_port()}/lago",
+    }
     proc, port, check = start_web(env)
     try:
         wait_for_http(f"http://127.0.0.1:{port}/health", proc)
-        unhealthy = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+        unhealthy = subprocess.run(
+            check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True
+        )
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
@@ -217,7 +311,12 @@ def test_worker_command_starts_a_cluster(service_env):
     # django-q2 logs in LANGUAGE_CODE (German by default); the needles below are its English words.
     env = {**service_env, "Q_WORKERS": "1", "LANGUAGE_CODE": "en-us"}
     proc = subprocess.Popen(
-        SERVICES["worker"]["command"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        SERVICES["worker"]["command"],
+        env=env,
+        cwd=settings.BASE_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         seen = read_until(proc, "running", timeout=30)
@@ -238,7 +337,12 @@ def test_bot_command_polls_and_its_healthcheck_passes(service_env, telegram_serv
     before = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
     assert before.returncode == 1, before.stdout  # no heartbeat yet
     proc = subprocess.Popen(
-        SERVICES["bot"]["command"], env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        SERVICES["bot"]["command"],
+        env=env,
+        cwd=settings.BASE_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         read_until(proc, "Application started", timeout=30)
@@ -246,7 +350,9 @@ def test_bot_command_polls_and_its_healthcheck_passes(service_env, telegram_serv
         while telegram_server.polls < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert telegram_server.polls >= 2
-        healthy = subprocess.run(check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+        healthy = subprocess.run(
+            check, env=env, cwd=settings.BASE_DIR, capture_output=True, text=True
+        )
         assert healthy.returncode == 0, healthy.stdout + healthy.stderr
     finally:
         proc.send_signal(signal.SIGTERM)

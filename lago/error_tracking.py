@@ -2,7 +2,8 @@
 exceptions are sent to Sentry, or to GlitchTip (same protocol, any host in the DSN).
 
 INFO and WARNING lines only travel as breadcrumbs of a later event. No personal
-data (sentry-sdk's default, `send_default_pii` off: no user, IP address, cookies), and every string of an
+data (sentry-sdk's default, `send_default_pii` off: no user, IP address, cookies), and every string
+of an
 event or breadcrumb (messages, exception values, stack-frame variables, URLs) goes
 through the log redaction (lib.log_filters): the bot token and proxy credentials
 never leave the process.
@@ -25,7 +26,7 @@ def scrub_breadcrumb(crumb, hint):
 
 
 def init_error_tracking(dsn, environment="production"):
-    """Starts the client when `dsn` is set (from tracker/settings.py); True when it did."""
+    """Starts the client when `dsn` is set (from lago/settings.py); True when it did."""
     if not dsn:
         return False
     sentry_sdk.init(

@@ -14,8 +14,15 @@ SHOW = (
 
 
 def https_settings(**env_vars):
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings", **env_vars}
-    out = subprocess.run([sys.executable, "-c", SHOW], env=env, capture_output=True, text=True, cwd=settings.BASE_DIR, check=True)
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "lago.settings", **env_vars}
+    out = subprocess.run(
+        [sys.executable, "-c", SHOW],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+        check=True,
+    )
     return json.loads(out.stdout)
 
 

@@ -10,8 +10,8 @@ from django.conf import settings
 from django.core.checks import Error
 from django.test import override_settings
 
+from lago.env import _strict_bool
 from operations import checks
-from tracker.env import _strict_bool
 
 
 def test_dev_secret_key_is_refused_without_debug():
@@ -40,7 +40,11 @@ def test_booleans_parse(raw, expected):
 def test_a_bad_boolean_is_an_error_not_false():
     env = {**os.environ, "DEBUG": "yes-please"}
     result = subprocess.run(
-        [sys.executable, "-c", "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='tracker.settings'; django.setup()"],
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='lago.settings'; django.setup()",
+        ],
         env=env,
         capture_output=True,
         text=True,
@@ -61,18 +65,35 @@ def test_sqlite_shares_one_file_safely():
 
 def test_times_are_stored_in_utc_and_shown_in_vienna():
     assert settings.USE_TZ is True
-    code = "import django; django.setup(); from django.conf import settings; print(settings.TIME_ZONE)"
+    code = (
+        "import django; django.setup(); from django.conf import settings; print(settings.TIME_ZONE)"
+    )
     env = {k: v for k, v in os.environ.items() if k != "TIME_ZONE"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=settings.BASE_DIR, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+        check=True,
+    )
     assert out.stdout.strip().splitlines()[-1] == "Europe/Vienna"
 
 
-@pytest.mark.parametrize("secret,serves", [(None, False), ("a-real-secret-key-for-this-test", True)])
+@pytest.mark.parametrize(
+    "secret,serves", [(None, False), ("a-real-secret-key-for-this-test", True)]
+)
 def test_the_web_process_refuses_the_dev_secret_key(secret, serves):
-    """gunicorn loads tracker.wsgi without running manage.py's checks."""
+    """gunicorn loads lago.wsgi without running manage.py's checks."""
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     env.update(DEBUG="false", **({"SECRET_KEY": secret} if secret else {}))
-    result = subprocess.run([sys.executable, "-c", "import tracker.wsgi"], env=env, capture_output=True, text=True, cwd=settings.BASE_DIR)
+    result = subprocess.run(
+        [sys.executable, "-c", "import lago.wsgi"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+    )
     assert (result.returncode == 0) is serves, result.stderr
     assert ("lago.E001" in result.stderr) is not serves
 
@@ -87,8 +108,15 @@ def test_an_unknown_broker_is_an_error_with_a_hint():
 def _cluster_conf(**env_vars):
     code = "import django, json; django.setup(); from django.conf import settings; print(json.dumps(settings.Q_CLUSTER))"
     env = {k: v for k, v in os.environ.items() if k not in ("Q_BROKER", "REDIS_URL")}
-    env.update(DJANGO_SETTINGS_MODULE="tracker.settings", **env_vars)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=settings.BASE_DIR, check=True)
+    env.update(DJANGO_SETTINGS_MODULE="lago.settings", **env_vars)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -105,7 +133,13 @@ def test_redis_broker_takes_redis_url_and_drops_orm():
 
 
 @pytest.mark.parametrize(
-    "secret", ["change-me-to-a-long-random-string", "short-key", "django-insecure-abcdefghijklmnopqrstuvwxyz", "a" * 60]
+    "secret",
+    [
+        "change-me-to-a-long-random-string",
+        "short-key",
+        "django-insecure-abcdefghijklmnopqrstuvwxyz",
+        "a" * 60,
+    ],
 )
 def test_placeholder_or_short_secret_key_is_refused_without_debug(secret):
     with override_settings(DEBUG=False, SECRET_KEY=secret):
@@ -116,8 +150,13 @@ def test_placeholder_or_short_secret_key_is_refused_without_debug(secret):
 
 def test_the_env_example_secret_key_is_refused():
     example = (settings.BASE_DIR / ".env.example").read_text()
-    # The example may keep the line commented out (compose passes secrets as files): its value still must not pass.
-    secret = next(line.split("=", 1)[1] for line in example.splitlines() if line.lstrip("# ").startswith("SECRET_KEY="))
+    # The example may keep the line commented out (compose passes secrets as files): its value still
+    # must not pass.
+    secret = next(
+        line.split("=", 1)[1]
+        for line in example.splitlines()
+        if line.lstrip("# ").startswith("SECRET_KEY=")
+    )
     with override_settings(DEBUG=False, SECRET_KEY=secret):
         assert [e.id for e in checks.check_secret_key()] == ["lago.E001"]
     with override_settings(DEBUG=False, SECRET_KEY="Zq8-real-random-secret-Xy71kLmN0pQ"):
@@ -126,7 +165,11 @@ def test_the_env_example_secret_key_is_refused():
 
 def test_password_validators_are_configured():
     names = {v["NAME"].rsplit(".", 1)[1] for v in settings.AUTH_PASSWORD_VALIDATORS}
-    assert {"MinimumLengthValidator", "CommonPasswordValidator", "NumericPasswordValidator"} <= names
+    assert {
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    } <= names
 
 
 PRODUCTION_ENV = {

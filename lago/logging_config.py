@@ -1,4 +1,5 @@
-"""The logging configuration: one console handler, every record redacted (the bot token is in Bot API URLs).
+"""The logging configuration: one console handler, every record redacted (the bot token is in Bot
+API URLs).
 
 Every line, ours and the libraries' (django-q2, python-telegram-bot, Django's runserver),
 goes through that one handler, so every line carries the same UTC time (lib.log_format).
@@ -8,7 +9,10 @@ gunicorn.conf.py does the same for gunicorn's own lines.
 from environ import ImproperlyConfigured
 
 LOG_FORMATS = {
-    "text": {"()": "lib.log_format.UTCFormatter", "format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    "text": {
+        "()": "lib.log_format.UTCFormatter",
+        "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
+    },
     "json": {"()": "lib.log_format.JSONFormatter"},
 }
 
@@ -17,7 +21,9 @@ def check_log_format(value):
     """The LOG_FORMAT value, lower-cased; a clear error at start-up for anything else."""
     fmt = value.strip().lower()
     if fmt not in LOG_FORMATS:
-        raise ImproperlyConfigured(f"LOG_FORMAT={value!r} is not valid: use one of {', '.join(LOG_FORMATS)}")
+        raise ImproperlyConfigured(
+            f"LOG_FORMAT={value!r} is not valid: use one of {', '.join(LOG_FORMATS)}"
+        )
     return fmt
 
 

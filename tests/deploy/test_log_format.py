@@ -41,7 +41,9 @@ def run_logging(tmp_path, **env):
         **env,
     )
     command = [sys.executable, "manage.py", "shell", "-v", "0", "-c", LOGGING_SCRIPT]
-    return subprocess.run(command, env=environment, cwd=settings.BASE_DIR, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        command, env=environment, cwd=settings.BASE_DIR, capture_output=True, text=True, timeout=60
+    )
 
 
 def assert_utc_now(stamp):
@@ -64,7 +66,12 @@ def test_json_lines_parse_carry_context_and_are_redacted(tmp_path):
     result = run_logging(tmp_path, LOG_FORMAT="json")
     assert result.returncode == 0, result.stderr
     entries = [json.loads(line) for line in result.stderr.splitlines() if line.strip()]
-    assert {e["logger"] for e in entries} >= {"lago.test", "django-q", "telegram.ext.Application", "django.server"}
+    assert {e["logger"] for e in entries} >= {
+        "lago.test",
+        "django-q",
+        "telegram.ext.Application",
+        "django.server",
+    }
     for entry in entries:
         assert entry["time"].endswith("Z")
         assert_utc_now(entry["time"][:-1])
@@ -80,7 +87,13 @@ def test_json_lines_parse_carry_context_and_are_redacted(tmp_path):
 
 def test_an_unknown_log_format_stops_the_start_naming_the_choices(tmp_path):
     env = child_env(database=tmp_path / "log.sqlite3", LOG_FORMAT="xml")
-    result = subprocess.run([sys.executable, "manage.py", "check"], env=env, cwd=settings.BASE_DIR, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        env=env,
+        cwd=settings.BASE_DIR,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode != 0
     assert "LOG_FORMAT='xml' is not valid: use one of text, json" in result.stderr
 
@@ -90,11 +103,32 @@ def test_gunicorn_lines_are_in_utc_too(tmp_path):
     env = child_env(database=tmp_path / "log.sqlite3", TIME_ZONE="Europe/Vienna")
     port = free_port()
     gunicorn = str(Path(sys.executable).parent / "gunicorn")
-    command = [gunicorn, "tracker.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1", "--access-logfile", "-"]
-    proc = subprocess.Popen(command, env=env, cwd=settings.BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    command = [
+        gunicorn,
+        "lago.wsgi",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        "1",
+        "--access-logfile",
+        "-",
+    ]
+    proc = subprocess.Popen(
+        command,
+        env=env,
+        cwd=settings.BASE_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     lines = []
     try:
-        wait_for(lambda: _line_with(proc, lines, "Booting worker"), timeout=30, what="a gunicorn worker", proc=proc)
+        wait_for(
+            lambda: _line_with(proc, lines, "Booting worker"),
+            timeout=30,
+            what="a gunicorn worker",
+            proc=proc,
+        )
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=20)

@@ -6,8 +6,8 @@ Parsing is strict: `DEBUG=yes-please` is an error, not False.
 
 from pathlib import Path
 
-from tracker.env import read_env, secret
-from tracker.logging_config import check_log_format, logging_config
+from lago.env import read_env, secret
+from lago.logging_config import check_log_format, logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -26,7 +26,8 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
 # Container healthchecks call these over plain http from inside: never redirected.
 SECURE_REDIRECT_EXEMPT = [r"^health$", r"^metrics$"]
-# One switch behind a TLS reverse proxy (docs/operations.md): the three settings below default to it.
+# One switch behind a TLS reverse proxy (docs/operations.md): the three settings below default to
+# it.
 BEHIND_HTTPS_PROXY = env.bool("BEHIND_HTTPS_PROXY", default=False)
 # true: trust the proxy's X-Forwarded-Proto: https (only behind a proxy that sets it).
 _TRUST_PROXY = env.bool("SECURE_PROXY_SSL_HEADER", default=BEHIND_HTTPS_PROXY)
@@ -54,7 +55,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Static files from STATIC_ROOT without a separate web server (DEBUG off); after SecurityMiddleware.
+    # Static files from STATIC_ROOT without a separate web server (DEBUG off); after
+    # SecurityMiddleware.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -64,8 +66,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-ROOT_URLCONF = "tracker.urls"
-WSGI_APPLICATION = "tracker.wsgi.application"
+ROOT_URLCONF = "lago.urls"
+WSGI_APPLICATION = "lago.wsgi.application"
 
 TEMPLATES = [
     {
@@ -85,7 +87,9 @@ TEMPLATES = [
 # --- Database -------------------------------------------------------------
 
 DEFAULT_SQLITE_PATH = VAR_DIR / "lago.sqlite3"
-DATABASES = {"default": env.db_url_config(secret("DATABASE_URL", default=f"sqlite:///{DEFAULT_SQLITE_PATH}"))}
+DATABASES = {
+    "default": env.db_url_config(secret("DATABASE_URL", default=f"sqlite:///{DEFAULT_SQLITE_PATH}"))
+}
 DB_ENGINE = DATABASES["default"]["ENGINE"]
 IS_SQLITE = DB_ENGINE.endswith("sqlite3")
 IS_POSTGRES = DB_ENGINE.endswith("postgresql")
@@ -106,7 +110,9 @@ if IS_SQLITE:
 elif IS_POSTGRES:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", env.int("DB_CONNECT_TIMEOUT_S", default=5))
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DB_CONNECT_TIMEOUT_S", default=5)
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -114,7 +120,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 10},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
@@ -125,8 +134,8 @@ USE_I18N = True
 # locale/de: the German texts of the bot, the notifications and the admin (de-at falls back to de).
 # Compiled by `make` (python -m lib.catalogues); a chat's own language: TelegramChat.language.
 LOCALE_PATHS = [BASE_DIR / "locale"]
-# Dates as 03.12.2026 09:24 (tracker/formats/de): Django's German long format spells out the month.
-FORMAT_MODULE_PATH = ["tracker.formats"]
+# Dates as 03.12.2026 09:24 (lago/formats/de): Django's German long format spells out the month.
+FORMAT_MODULE_PATH = ["lago.formats"]
 USE_TZ = True
 TIME_ZONE = env.str("TIME_ZONE", default="Europe/Vienna")
 
@@ -171,13 +180,15 @@ HTTP_MAX_CONNECTIONS = env.int("HTTP_MAX_CONNECTIONS", default=10)
 HTTP_MAX_KEEPALIVE_CONNECTIONS = env.int("HTTP_MAX_KEEPALIVE_CONNECTIONS", default=5)
 HTTP_KEEPALIVE_EXPIRY = env.float("HTTP_KEEPALIVE_EXPIRY", default=30.0)
 HTTP_TIMEOUT = env.float("HTTP_TIMEOUT", default=15.0)
-# Not HTTP_PROXY: httpx and others read that standard name on their own (the Bot API client must not).
+# Not HTTP_PROXY: httpx and others read that standard name on their own (the Bot API client must
+# not).
 SCRAPE_PROXY_URL = env.str("SCRAPE_PROXY_URL", default="")
 HTTP_USER_AGENT = env.str(
     "HTTP_USER_AGENT",
     default="Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
 )
-# Retries on timeouts, connection errors, 5xx and 429 (a request is tried at most 1 + HTTP_RETRIES times).
+# Retries on timeouts, connection errors, 5xx and 429 (a request is tried at most 1 + HTTP_RETRIES
+# times).
 HTTP_RETRIES = env.int("HTTP_RETRIES", default=3)
 HTTP_BACKOFF_BASE_S = env.float("HTTP_BACKOFF_BASE_S", default=1.0)
 HTTP_BACKOFF_MAX_S = env.float("HTTP_BACKOFF_MAX_S", default=30.0)
@@ -264,7 +275,8 @@ TELEGRAM_POLL_TIMEOUT_S = env.int("TELEGRAM_POLL_TIMEOUT_S", default=30)
 # The tick beats every minute: three missed ticks make the scheduler stale.
 HEALTHCHECK_SCHEDULER_STALE_S = env.int("HEALTHCHECK_SCHEDULER_STALE_S", default=180)
 HEALTHCHECK_BOT_STALE_S = env.int("HEALTHCHECK_BOT_STALE_S", default=180)
-# `manage.py watchdog`: how often it reads the heartbeat, and how long a stale child gets after SIGTERM.
+# `manage.py watchdog`: how often it reads the heartbeat, and how long a stale child gets after
+# SIGTERM.
 WATCHDOG_INTERVAL_S = env.float("WATCHDOG_INTERVAL_S", default=30.0)
 WATCHDOG_KILL_AFTER_S = env.float("WATCHDOG_KILL_AFTER_S", default=30.0)
 # /health must answer within 3 s even when the database is gone, so its connection attempt gets a
@@ -272,14 +284,16 @@ WATCHDOG_KILL_AFTER_S = env.float("WATCHDOG_KILL_AFTER_S", default=30.0)
 HEALTHCHECK_DB_TIMEOUT_S = env.int("HEALTHCHECK_DB_TIMEOUT_S", default=2)
 # When set, /stats and /metrics require "Authorization: Bearer <token>".
 STATS_TOKEN = secret("STATS_TOKEN")
-# Seconds a big installation's 24 h run figures and keyword rows are reused (operations/stats_cache.py); 0: never.
+# Seconds a big installation's 24 h run figures and keyword rows are reused
+# (operations/stats_cache.py); 0: never.
 STATS_CACHE_S = env.int("STATS_CACHE_S", default=30)
 # Read by ensure_admin (the compose `migrate` service, `make run`).
 DJANGO_SUPERUSER_PASSWORD = secret("DJANGO_SUPERUSER_PASSWORD")
 
 # --- Retention (scraping/retention.py, daily from the tick and `manage.py prune`) ---
 
-# Scrape runs (and django-q2 failure rows) older than this are deleted; each keyword keeps its latest done and failed run.
+# Scrape runs (and django-q2 failure rows) older than this are deleted; each keyword keeps its
+# latest done and failed run.
 RETENTION_RUNS_DAYS = env.int("RETENTION_RUNS_DAYS", default=30)
 # Sent, cancelled and dead notifications older than this are deleted (pending never).
 RETENTION_NOTIFICATIONS_DAYS = env.int("RETENTION_NOTIFICATIONS_DAYS", default=90)
@@ -291,10 +305,13 @@ LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
 LOG_FORMAT = check_log_format(env.str("LOG_FORMAT", default="text"))
 LOGGING = logging_config(LOG_LEVEL, LOG_FORMAT)
 
-# Error tracking (Sentry or GlitchTip): ERROR log lines and uncaught exceptions become events, scrubbed.
+# Error tracking (Sentry or GlitchTip): ERROR log lines and uncaught exceptions become events,
+# scrubbed.
 SENTRY_DSN = secret("SENTRY_DSN")
 SENTRY_ENVIRONMENT = env.str("SENTRY_ENVIRONMENT", default="production")
-if SENTRY_DSN:  # imported only then: sentry-sdk takes ~0.4 s to import, on every command and healthcheck
-    from tracker.error_tracking import init_error_tracking
+if (
+    SENTRY_DSN
+):  # imported only then: sentry-sdk takes ~0.4 s to import, on every command and healthcheck
+    from lago.error_tracking import init_error_tracking
 
     init_error_tracking(SENTRY_DSN, SENTRY_ENVIRONMENT)

@@ -17,8 +17,10 @@ SHOW = (
 
 def settings_with(**env_vars):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_FILE")}
-    env.update(DJANGO_SETTINGS_MODULE="tracker.settings", **env_vars)
-    result = subprocess.run([sys.executable, "-c", SHOW], env=env, capture_output=True, text=True, cwd=settings.BASE_DIR)
+    env.update(DJANGO_SETTINGS_MODULE="lago.settings", **env_vars)
+    result = subprocess.run(
+        [sys.executable, "-c", SHOW], env=env, capture_output=True, text=True, cwd=settings.BASE_DIR
+    )
     return result
 
 
@@ -30,10 +32,14 @@ def test_file_values_win_and_lose_their_trailing_newline(tmp_path):
         files[f"{name}_FILE"] = str(path)
     db_file = tmp_path / "database_url"
     db_file.write_text(f"sqlite:///{tmp_path / 'secret.sqlite3'}\n")
-    result = settings_with(**files, DATABASE_URL_FILE=str(db_file), SECRET_KEY="from-env", STATS_TOKEN="from-env")
+    result = settings_with(
+        **files, DATABASE_URL_FILE=str(db_file), SECRET_KEY="from-env", STATS_TOKEN="from-env"
+    )
     assert result.returncode == 0, result.stderr
     values = json.loads(result.stdout)
-    assert {name: values[name] for name in SECRETS} == {name: f"from-file-{name}" for name in SECRETS}
+    assert {name: values[name] for name in SECRETS} == {
+        name: f"from-file-{name}" for name in SECRETS
+    }
     assert values["DB"] == str(tmp_path / "secret.sqlite3")
 
 
@@ -41,7 +47,10 @@ def test_without_a_file_the_variable_is_read():
     result = settings_with(STATS_TOKEN="plain-token", DJANGO_SUPERUSER_PASSWORD="plain-pass")
     assert result.returncode == 0, result.stderr
     values = json.loads(result.stdout)
-    assert (values["STATS_TOKEN"], values["DJANGO_SUPERUSER_PASSWORD"]) == ("plain-token", "plain-pass")
+    assert (values["STATS_TOKEN"], values["DJANGO_SUPERUSER_PASSWORD"]) == (
+        "plain-token",
+        "plain-pass",
+    )
 
 
 @pytest.mark.parametrize("name", SECRETS + ["DATABASE_URL"])
