@@ -1,4 +1,4 @@
-"""Peak memory of a scrape that meets a gzip bomb (issue 15: 597 KiB inflating to 1.2 GiB).
+"""Peak memory of a scrape that meets a gzip bomb (597 KiB inflating to 1.2 GiB).
 
     .venv/bin/python bench/gzip_bomb.py
 

@@ -1,4 +1,4 @@
-"""Six months of history: every page and operation on an empty and on a seeded database (issue 16).
+"""Six months of history: every page and operation on an empty and on a seeded database.
 
     DATABASE_URL=postgres://… .venv/bin/python bench/history.py [--months 6] [--full]
 

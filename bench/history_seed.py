@@ -3,7 +3,7 @@
 Every table is filled with one `INSERT … SELECT … FROM generate_series(…)` (no ORM, no
 round trip per row): 13M scrape runs would take hours through Django on two cores.
 
-Proportions (issue 16): 300 keywords every 5 minutes, 20 chats × 20 keywords; per six
+Proportions: 300 keywords every 5 minutes, 20 chats × 20 keywords; per six
 months 300k ads, 600k keyword-ad links, 200k price changes and 1M notifications; 288
 runs per keyword per day (13M in six months).
 """

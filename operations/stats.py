@@ -7,7 +7,7 @@ turns them into ISO strings, /metrics into Unix timestamps.
 Windows: "24h" figures count rows whose start (`started_at`, `first_seen_at`,
 `seen_at`, `created_at`) lies in the last 24 hours; an index on that column serves each.
 
-No table is read in full (issue 16). Exact: every 24 h figure, the keywords, the
+No table is read in full. Exact: every 24 h figure, the keywords, the
 pending and dead notifications (a partial index holds only those). On a big
 installation (10,000 runs or more in 24 h) the 24 h run figures and the keyword rows
 are exact but up to STATS_CACHE_S (30 s) old: "read_at" says when they were read
@@ -34,7 +34,7 @@ from tracker.models import Ad, Keyword, PriceChange
 WINDOW = timedelta(hours=24)
 # The seed's rule: a keyword is overdue when its last run is older than 2 × interval + 60 s.
 OVERDUE_SLACK_S = 60
-# What the Telegram sender (issue 4) writes into Notification.last_error on a flood wait.
+# What the Telegram sender writes into Notification.last_error on a flood wait.
 TELEGRAM_429_PREFIXES = ("429", "RetryAfter")
 
 

@@ -1,4 +1,4 @@
-"""A short cache for the /stats readings that grow with the installation (issue 16).
+"""A short cache for the /stats readings that grow with the installation.
 
 Two readings cost more as an installation grows, not as its history does: the 24 h
 run window (300 keywords every 5 minutes write 86,400 runs a day) and the

@@ -7,8 +7,6 @@ Registered over tracker's KeywordAdmin (scraping is the higher layer and knows r
 subscriptions).
 """
 
-from importlib import import_module
-
 from django import forms
 from django.contrib import admin
 from django.db.models import OuterRef, Subquery
@@ -71,22 +69,17 @@ class KeywordForm(tracker_admin.KeywordForm):
         data = super().clean()
         query, source = data.get("query"), data.get("source")
         if query and source:
-            # The source module's build_request is its query parser (willhaben: BadQuery for foreign
-            # URLs).
-            build_request = getattr(
-                import_module(registry.get_handler(source).__module__), "build_request", None
-            )
-            if build_request is not None:
-                try:
-                    build_request(
-                        query, price_min=data.get("price_min"), price_max=data.get("price_max")
-                    )
-                except BadQuery as exc:
-                    self.add_error(
-                        "query",
-                        _("The %(source)s source cannot search this: %(error)s.")
-                        % {"source": source, "error": exc},
-                    )
+            handler = registry.get_handler(source)()
+            try:
+                handler.validate_query(
+                    query, price_min=data.get("price_min"), price_max=data.get("price_max")
+                )
+            except BadQuery as exc:
+                self.add_error(
+                    "query",
+                    _("The %(source)s source cannot search this: %(error)s.")
+                    % {"source": source, "error": exc},
+                )
         return data
 
 

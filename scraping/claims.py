@@ -8,7 +8,7 @@ unique index "one running run per keyword" is the last line of defence.
 
 A tick's due keywords are claimed as one batch: one query finds which of them
 still have a running run, one UPDATE moves all their windows, one INSERT
-creates all their runs (issue 16: the tick's cost does not grow per keyword).
+creates all their runs (the tick's cost does not grow per keyword).
 
 Deep sweeps (`kind=sweep`) are claimed the same way on `next_sweep_at`, which
 moves SCRAPE_SWEEP_HOURS ahead. A sweep reads page 1 too, so its claim also

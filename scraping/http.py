@@ -57,7 +57,7 @@ def _build_client():
         max_keepalive_connections=settings.HTTP_MAX_KEEPALIVE_CONNECTIONS,
         keepalive_expiry=settings.HTTP_KEEPALIVE_EXPIRY,
     )
-    # trust_env=False: the proxy comes from our own HTTP_PROXY setting only,
+    # trust_env=False: the proxy comes from our own SCRAPE_PROXY_URL setting only,
     # so what README documents is what happens.
     return httpx.Client(
         limits=limits,

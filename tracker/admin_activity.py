@@ -1,4 +1,4 @@
-"""Admin pieces for issue 17: a keyword's last 30 days, an ad's relist links."""
+"""Admin pieces for activity: a keyword's last 30 days, an ad's relist links."""
 
 from datetime import datetime, time, timedelta
 

@@ -40,7 +40,15 @@ class Page:
 
 
 class Source:
-    """A marketplace handler. Subclasses implement `fetch_pages`."""
+    """The contract every marketplace implements.
+
+    A source turns a keyword's query into pages of `ParsedAd`s through the shared HTTP client
+    (scraping.http) and reports every failure as a `SourceError` (scraping.errors). The methods
+    that raise NotImplementedError must be implemented; `describe` and the two availability
+    hooks have defaults. The registry test checks every registered source against CONTRACT.
+    """
+
+    CONTRACT = ("fetch_pages", "validate_query", "describe", "parse")
 
     slug = ""
     # The largest page size the source allows: deep sweeps ask for it.
@@ -52,9 +60,20 @@ class Source:
         """Yield `Page`s newest first, stopping at the cursor, the last page or `max_pages`.
 
         `cursor` is a (published_at, external id) tuple or None; `rows` the page size
-        (None: the source's default). Raises `SourceError`
-        (scraping.errors) for anything the marketplace does wrong.
+        (None: the source's default). Raises `SourceError` for anything the marketplace
+        does wrong.
         """
+        raise NotImplementedError
+
+    def validate_query(self, query, *, price_min=None, price_max=None):
+        """Raise `BadQuery` (scraping.errors) for a query this source cannot search (a URL of
+        another site, a page that is not a search), so the admin form refuses it before the
+        first run."""
+        raise NotImplementedError
+
+    def parse(self, content, *, number, rows, cursor=None) -> Page:
+        """One response body → a `Page`. An unreadable ad is left out and named in
+        `page.extra["bad_ads"]`; a body that is not a result page raises `ParseError`."""
         raise NotImplementedError
 
     def describe(self, query, *, price_min=None, price_max=None) -> str:

@@ -76,6 +76,14 @@ class WillhabenSource(Source):
             if page.reached_cursor or page.is_last:
                 return
 
+    def validate_query(self, query, *, price_min=None, price_max=None):
+        build_request(query, price_min=price_min, price_max=price_max)
+
+    def parse(self, content, *, number, rows, cursor=None):
+        return build_page(
+            parse_body(content), number=number, rows=rows, cursor=cursor, body=content
+        )
+
 
 def request_headers():
     return {"x-wh-client": CLIENT_HEADER, "Accept": "application/json"}

@@ -1,9 +1,12 @@
 """The real source registry covers every value the keyword form offers for Keyword.source."""
 
+import inspect
+
 import pytest
 
 from scraping.admin_keywords import KeywordForm
 from scraping.sources import UnknownSource, get_handler, registry
+from scraping.sources.base import Source
 
 
 def test_every_keyword_source_choice_resolves_to_a_handler():
@@ -13,7 +16,33 @@ def test_every_keyword_source_choice_resolves_to_a_handler():
     assert values == ["willhaben"]
     for value in values:
         handler = get_handler(value)
-        assert hasattr(handler, "fetch_pages"), f"{value}: {handler!r} is not a source handler"
+        assert issubclass(handler, Source), f"{value}: {handler!r} is not a source handler"
+
+
+@pytest.mark.parametrize("slug", list(registry.SOURCES))
+def test_every_registered_source_implements_the_contract(slug):
+    handler = get_handler(slug)
+    missing = [
+        name
+        for name in Source.CONTRACT
+        if not callable(getattr(handler, name, None)) or _abstract(getattr(handler, name))
+    ]
+    assert missing == [], f"{slug} lacks {missing}"
+
+
+def _abstract(method):
+    """A method left as the base's NotImplementedError stub."""
+    base = getattr(Source, method.__name__)
+    return method is base and "raise NotImplementedError" in inspect.getsource(base)
+
+
+def test_a_source_without_a_contract_method_is_found():
+    class Partial(Source):
+        def fetch_pages(self, query, **kwargs):
+            return iter(())
+
+    missing = [name for name in Source.CONTRACT if _abstract(getattr(Partial, name))]
+    assert missing == ["validate_query", "parse"]
 
 
 def test_every_registry_line_points_at_an_importable_handler():

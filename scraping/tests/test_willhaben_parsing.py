@@ -46,7 +46,7 @@ def test_recorded_fixture_parses_every_ad_and_price(name):
     path = willhaben_fixture(name)
     rows_found, count, decimals, pin = FIXTURES[name]
     result = parse_body(path.read_bytes())
-    page = build_page(result, number=1, rows=200, cursor=None)
+    page = WillhabenSource().parse(path.read_bytes(), number=1, rows=200)
     assert page.rows_found == rows_found
     assert len(page.ads) == count
     raw_prices = _raw_prices(path)
