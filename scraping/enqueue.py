@@ -28,7 +28,7 @@ from django_q.models import OrmQ
 from django_q.signals import pre_enqueue
 from django_q.signing import SignedPackage
 
-from scraping.failure_monitor import check_failures
+from scraping.failure_alerts import check_failures
 from scraping.models import ScrapeRun
 from tracker.models import Keyword
 

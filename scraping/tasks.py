@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from scraping import http
 from scraping.models import ScrapeRun
-from scraping.monitor import run_finished
+from scraping.zero_result_alerts import run_finished
 from scraping.scrape import scrape_keyword
 from tracker.models import Keyword
 

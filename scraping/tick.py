@@ -15,7 +15,7 @@ from notifications.sender import process_queue
 from scraping.claims import claim_due_keywords, claim_due_sweeps
 from scraping.credentials import check_credentials
 from scraping.enqueue import enqueue_scrapes
-from scraping.failure_monitor import check_failures
+from scraping.failure_alerts import check_failures
 from scraping.models import ScrapeRun
 from scraping.retention import prune_if_due
 from tracker.models import Heartbeat, Keyword

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from notifications.models import Notification
 from scraping.models import ScrapeRun
-from scraping.monitor import check_zero_results
+from scraping.zero_result_alerts import check_zero_results
 from tests.factories import make_chat, make_keyword
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +48,7 @@ def test_streak_alerts_once_and_clears(kw, caplog):
             finish(kw, 0)
         assert kw.zero_result_alert_at is None and not alerts().exists()
         traveller.shift(timedelta(minutes=5))
-        with caplog.at_level(logging.ERROR, logger="scraping.monitor"):
+        with caplog.at_level(logging.ERROR, logger="scraping.zero_result_alerts"):
             finish(kw, 0)
         assert kw.zero_result_alert_at == timezone.now()
         assert [n.chat_id for n in alerts()] == [admin.pk]

@@ -15,7 +15,7 @@ from lib.money import format_price
 from scraping.claims import claim_keyword_now
 from scraping.ingest import passes_filters
 from scraping.models import ScrapeRun
-from scraping.monitor import run_finished
+from scraping.zero_result_alerts import run_finished
 from scraping.scrape import scrape_keyword
 from tracker.models import Ad, Keyword
 

@@ -1,4 +1,4 @@
-"""The zero-result monitor: a keyword that keeps finding nothing is usually
+"""Zero-result alerts: a keyword that keeps finding nothing is usually
 broken (a changed search URL, a block), not quiet. Alert once per streak."""
 
 import logging
@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from notifications.alerts import enqueue_admin_alert
-from scraping.failure_monitor import check_failures
+from scraping.failure_alerts import check_failures
 from scraping.models import ScrapeRun
 from tracker.models import Keyword
 

@@ -1,4 +1,4 @@
-"""The failure monitor: tells admins when a keyword starts failing, and when it recovers.
+"""Failure alerts: tell admins when a keyword starts failing, and when it recovers.
 
 Runs after every finished run, whatever started it (tick, Run now, `manage.py
 scrape`, a reaped zombie), from the state ScrapeRun.close() left on the keyword.
