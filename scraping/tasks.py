@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from scraping import http
 from scraping.models import ScrapeRun
-from scraping.zero_result_alerts import run_finished
 from scraping.scrape import scrape_keyword
+from scraping.zero_result_alerts import run_finished
 from tracker.models import Keyword
 
 logger = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from lib.money import format_price
 from scraping.claims import claim_keyword_now
 from scraping.ingest import passes_filters
 from scraping.models import ScrapeRun
-from scraping.zero_result_alerts import run_finished
 from scraping.scrape import scrape_keyword
+from scraping.zero_result_alerts import run_finished
 from tracker.models import Ad, Keyword
 
 NEW, KNOWN, PRICE_DROP, FILTERED = "new", "known", "price_drop", "filtered"
