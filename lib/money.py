@@ -1,6 +1,6 @@
 """The one euro formatter: willhaben's own style, used by messages, admin, chart and commands."""
 
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.translation import gettext_lazy as _
 
@@ -14,22 +14,6 @@ def euro(value) -> str:
         whole, cents = f"{amount.quantize(Decimal('0.01'), ROUND_HALF_UP):,.2f}".split(".")
         number = f"{whole.replace(',', '.')},{cents}"
     return f"€ {number}"
-
-
-def parse_euro(text):
-    """A price as a user types it ("500", "1.100", "99,90", "€ 500") → Decimal, or None if unreadable."""
-    cleaned = str(text).replace("€", "").replace(" ", "").strip()
-    if "," in cleaned:
-        cleaned = cleaned.replace(".", "").replace(",", ".")
-    elif cleaned.count(".") == 1 and len(cleaned.split(".")[1]) == 3:
-        cleaned = cleaned.replace(".", "")  # "1.100": a thousands separator, not cents
-    if not cleaned.isascii():
-        return None
-    try:
-        amount = Decimal(cleaned)
-    except InvalidOperation:
-        return None
-    return amount if amount.is_finite() else None
 
 
 # willhaben's words ("Preis auf Anfrage", "zu verschenken" in German; locale/de).
