@@ -9,7 +9,6 @@ recorded pages and the live API parse through the same code.
 import json
 import math
 import re
-from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from urllib.parse import parse_qs, parse_qsl, urlsplit
 
@@ -19,6 +18,7 @@ from scraping import http
 from scraping.errors import BadQuery, FetchError, ParseError
 from scraping.sources.base import Page, ParsedAd, Source
 from scraping.sources.fit import BadAd, fit_ad
+from scraping.sources.willhaben_values import count, price, published, seller
 
 API_PREFIX = "/webapi/iad/search/atz/seo/"
 MARKETPLACE_PATH = "kaufen-und-verkaufen/marktplatz"
@@ -29,17 +29,8 @@ MAX_ROWS = 200  # the server caps `rows` here
 # Paging parameters are ours to set; a pasted URL's values would break the paging rules.
 PAGING_PARAMS = {"page", "rows", "sort", "publishedDateTo"}
 NEXT_DATA_RE = re.compile(rb'<script id="__NEXT_DATA__"[^>]*>(.*?)</script>', re.S)
-CENT = Decimal("0.01")
 # More ads than any page holds (rows are capped at MAX_ROWS, a few paid ads sit on top).
 MAX_PAGE_ADS = 2 * MAX_ROWS
-# More than willhaben lists in all (a few million ads): a count above it is hostile or broken.
-MAX_COUNT = 100_000_000
-# A price or a timestamp longer than this is no number we can use.
-MAX_NUMBER_LENGTH = 32
-# The seller as willhaben names it: ORGID in every recorded format (2022-2026), ORG_UUID
-# beside it since; private sellers have them too. Relists need the same seller (tracker.relists).
-SELLER_ATTRIBUTES = ("ORGID", "ORG_UUID")
-SELLER_ID_RE = re.compile(r"[0-9A-Za-z-]{1,64}")
 # What a misshapen `advertSummary` entry raises in parse_ad (a value it cannot read is a BadAd).
 SHAPE_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError)
 
@@ -196,8 +187,8 @@ def build_page(result, *, number, rows, cursor, body=b""):
         raise ParseError(f"advertSummary is a {type(raw_ads).__name__}, not a list", body=body)
     if len(raw_ads) > MAX_PAGE_ADS:
         raise ParseError(f"{len(raw_ads)} ads on one page (at most {MAX_PAGE_ADS})", body=body)
-    rows_found = _count(result, "rowsFound", 0, body)
-    rows_returned = _count(result, "rowsReturned", len(raw_ads), body)
+    rows_found = count(result, "rowsFound", 0, body)
+    rows_returned = count(result, "rowsReturned", len(raw_ads), body)
     ads, bad, misshapen = [], [], []
     for raw in raw_ads:
         try:
@@ -223,36 +214,6 @@ def build_page(result, *, number, rows, cursor, body=b""):
     if bad:
         page.extra["bad_ads"] = bad
     return page
-
-
-def _count(result, name, default, body):
-    """A count field of the search result as an int in 0..MAX_COUNT, or ParseError."""
-    value = result.get(name, default)
-    number = _number(value)
-    if (
-        number is None
-        or not number.is_finite()
-        or number != number.to_integral_value()
-        or not 0 <= number <= MAX_COUNT
-    ):
-        raise ParseError(
-            f"{name} {repr(value)[:60]} is not a count between 0 and {MAX_COUNT}", body=body
-        )
-    return int(number)
-
-
-def _number(value):
-    """A JSON number or a short numeric string as a Decimal (maybe NaN or infinite), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return Decimal(value)
-    if isinstance(value, str) and len(value) <= MAX_NUMBER_LENGTH:
-        try:
-            return Decimal(value.strip())
-        except InvalidOperation:
-            return None
-    return None
 
 
 def reaches_cursor(ads, cursor):
@@ -299,71 +260,22 @@ def parse_ad(raw):
     external_id = str(raw["id"])
     seo_url = first("SEO_URL").lstrip("/")
     try:
-        price = _price(first("PRICE") or first("PRICE/AMOUNT"))
-        published_at = _published(first("PUBLISHED"), first("PUBLISHED_String"))
+        amount = price(first("PRICE") or first("PRICE/AMOUNT"))
+        published_at = published(first("PUBLISHED"), first("PUBLISHED_String"))
     except BadAd as exc:
         raise BadAd(f"ad {external_id[:64]!r}: {exc}") from None
     return ParsedAd(
         external_id=external_id,
         title=str(first("HEADING") or raw.get("description") or ""),
-        price=price,
+        price=amount,
         url=AD_URL_BASE + seo_url if seo_url else f"{AD_URL_BASE}object?adId={external_id}",
         location=first("LOCATION"),
         postcode=first("POSTCODE"),
         image_url=_image(raw),
         published_at=published_at,
         is_top="RESULT_LIST_TOPAD" in attrs,
-        seller_id=_seller(first),
+        seller_id=seller(first),
     )
-
-
-def _price(value):
-    """Euros rounded to cents; None when missing ("price on request").
-
-    BadAd for anything else that is not a plain amount: text, NaN, infinite, negative, too big,
-    or a positive fraction that rounds to 0 cents (only a literal 0 means "free").
-    """
-    if not value:
-        return None
-    price = _number(value)
-    if price is None or not price.is_finite():
-        raise BadAd(f"price {value[:40]!r} is not a number")
-    if price < 0:
-        raise BadAd(f"price {value[:40]!r} is negative")
-    if price == 0:
-        return Decimal("0.00")  # also "-0" and "0e5": free
-    try:
-        cents = price.quantize(CENT)
-    except InvalidOperation:
-        raise BadAd(f"price {value[:40]!r} does not fit the price column") from None
-    if cents == 0:
-        raise BadAd(f"price {value[:40]!r} rounds to 0 cents but is not 0")
-    return cents
-
-
-def _published(epoch_ms, iso):
-    """The publication time (UTC), from epoch milliseconds or else the ISO string."""
-    try:
-        if epoch_ms:
-            if len(epoch_ms) > MAX_NUMBER_LENGTH:
-                raise ValueError("too long")
-            return datetime.fromtimestamp(int(epoch_ms) / 1000, tz=UTC)
-        if iso:
-            when = datetime.fromisoformat(iso[:MAX_NUMBER_LENGTH].replace("Z", "+00:00"))
-            # A time without zone is compared with aware cursors: take it as UTC.
-            return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-    except (ValueError, OverflowError, OSError) as exc:
-        raise BadAd(f"publication time {(epoch_ms or iso)[:40]!r} is unreadable: {exc}") from None
-    return None
-
-
-def _seller(first):
-    """The seller's id (ORGID, else ORG_UUID); "" when the page names none we can trust."""
-    for name in SELLER_ATTRIBUTES:
-        value = first(name).strip()
-        if SELLER_ID_RE.fullmatch(value):
-            return value
-    return ""
 
 
 def _image(raw):
