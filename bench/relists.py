@@ -38,6 +38,7 @@ def seed(now):
                 price=Decimal("100"),
                 url=f"https://www.willhaben.at/iad/seed-{i}/",
                 postcode=f"{1010 + i % 23}",
+                seller_id=f"{i % 997}",
                 gone_at=now - timedelta(days=i % 30) if i % GONE_EVERY == 0 else None,
             )
         )
@@ -59,6 +60,7 @@ def pages():
                     price=Decimal("110"),
                     url=f"https://www.willhaben.at/iad/new-{n}/",
                     postcode=f"{1010 + i % 23}",
+                    seller_id=f"{i % 997}",  # relists are linked only for the same seller
                 )
             )
         yield page

@@ -37,12 +37,15 @@ class BadQuery(SourceError):
 
 
 class ParseError(SourceError):
-    """The response is not in the format we know; `detail` keeps its first 500 bytes."""
+    """The response is not in the format we know; `detail` says why, then its first 500 bytes."""
 
     slug = "parse_error"
 
     def __init__(self, message, *, body=b""):
-        super().__init__(message, detail=body_excerpt(body))
+        detail = message.replace("\x00", "\\x00")
+        if body:
+            detail += f"; the response began: {body_excerpt(body)}"
+        super().__init__(message, detail=detail)
 
 
 class FetchError(SourceError):

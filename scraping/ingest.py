@@ -19,8 +19,8 @@ What is stored and what is notified:
   after the stored value, and then only that column in one bulk UPDATE.
   An ad marked gone that is seen again counts as changed (its gone_at is cleared).
 * Relists (scraping.relists): an ad new to the database that matches an ad gone
-  within RELIST_WINDOW_DAYS gets `relist_of`; the gone ad's last price counts as
-  its previous price (a `PriceChange` when it differs), and its `new` rows carry
+  within RELIST_WINDOW_DAYS and names the same seller gets `relist_of`; the gone
+  ad's last price counts as its previous price (a `PriceChange` when it differs), and its `new` rows carry
   that price as `old_price`, so the message says "relisted" instead of "new ad".
   A relist is news like a new ad: drop rules do not filter it (they judge drops
   of ads a chat already heard of); a cheaper relist still shows as a drop in the
@@ -51,6 +51,7 @@ CONTENT_FIELDS = [
     "postcode",
     "image_url",
     "published_at",
+    "seller_id",
 ]
 # gone_at is written as NULL: an ad seen again is back (tracker.models.AdQuerySet.mark_gone).
 UPDATE_FIELDS = [*CONTENT_FIELDS, "title_key", "last_seen_at", "gone_at"]
@@ -157,6 +158,7 @@ def _upsert_ads(ads, stored, source, now, relists):
             postcode=a.postcode,
             image_url=a.image_url,
             published_at=a.published_at,
+            seller_id=a.seller_id,
             title_key=title_key(a.title),
             relist_of=relists.get(a.external_id),  # not in UPDATE_FIELDS: set once, on insert
             first_seen_at=now,

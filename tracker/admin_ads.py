@@ -4,7 +4,7 @@ keyword matches and heartbeats. Operators look and may delete, never add or edit
 from django.contrib import admin
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
@@ -82,6 +82,7 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
     readonly_fields = [
         "price_history",
         "earlier_listing",
+        "possible_relist_of",
         "later_relists",
         "price_shown",
         *[f.name for f in Ad._meta.fields if f.name != "id"],
@@ -102,7 +103,10 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
             },
         ),
         (_("Price history"), {"fields": ["price_history"]}),
-        (_("Listing"), {"fields": ["gone_at", "earlier_listing", "later_relists"]}),
+        (
+            _("Listing"),
+            {"fields": ["gone_at", "earlier_listing", "possible_relist_of", "later_relists"]},
+        ),
         (
             _("Record"),
             {"fields": ["source", "external_id", "published_at", "first_seen_at", "last_seen_at"]},
@@ -180,6 +184,17 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
         if names is None:  # a list not built by BigChangeList (one query per row)
             names = KeywordAd.objects.keyword_names([obj.pk]).get(obj.pk, [])
         return ", ".join(names)
+
+    @admin.display(description=_("possible relist of"))
+    def possible_relist_of(self, obj):
+        """Matches not linked because a seller is unknown (tracker.relists): for the operator to
+        judge, never followed by the chart or the messages."""
+        candidates = Ad.objects.possible_earlier_listings(obj)
+        if not candidates:
+            return "—"
+        return format_html_join(
+            mark_safe("<br>"), "{}", ((self._listing_link(ad),) for ad in candidates)
+        )
 
     @admin.display(description=_("chart"))
     def price_history(self, obj):

@@ -257,6 +257,9 @@ class Ad(models.Model):
     title_key = models.CharField(
         max_length=TITLE_KEY_LENGTH, blank=True, default="", editable=False
     )
+    # The marketplace's id of the seller; "" when it names none. A relist is linked only when
+    # both ads name the same seller; without one the admin merely suggests the match.
+    seller_id = models.CharField(_("seller"), max_length=64, blank=True, default="")
     relist_of = models.ForeignKey(
         "self",
         verbose_name=_("relist of"),

@@ -1,10 +1,16 @@
 """Relists: an ad that went (sold or removed) and came back under a new id.
 
-A new ad is a relist of an ad of the same source that went within the last
-RELIST_WINDOW_DAYS when both have the same title key (`title_key`: case, punctuation,
-emoji and spacing ignored), the same postcode, and prices within ±30 % of the gone
-ad's last price. Prices are compared only when both are known: a known price never
-matches "on request", and two "on request" ads match on title and postcode alone.
+A new ad matches an ad of the same source that went within the last RELIST_WINDOW_DAYS
+when both have the same title key (`title_key`: case, punctuation, emoji and spacing
+ignored), the same postcode, and prices within ±30 % of the gone ad's last price. Prices
+are compared only when both are known: a known price never matches "on request", and two
+"on request" ads match on title and postcode alone.
+
+A match is linked as a relist (`relist_of`) only when both ads name the same seller
+(`same_seller`): anyone can copy a title, a postcode and a price, and a copycat must not
+take over another seller's history. When either ad names no seller, the admin merely
+suggests the match on the ad's page (`possible_earlier_listings`); different sellers
+never match.
 """
 
 import unicodedata
@@ -35,6 +41,11 @@ def prices_match(gone_price, new_price):
     return abs(Decimal(new_price) - Decimal(gone_price)) <= Decimal(gone_price) * PRICE_TOLERANCE
 
 
+def same_seller(gone_seller, new_seller):
+    """Both ads name a seller and it is the same one: the match may be linked."""
+    return bool(gone_seller) and gone_seller == new_seller
+
+
 class RelistQuerySet(models.QuerySet):
     """Mixed into tracker.models.AdQuerySet."""
 
@@ -58,6 +69,30 @@ class RelistQuerySet(models.QuerySet):
             .exclude(Exists(relisted))
             .order_by("-gone_at", "-pk")
         )
+
+    def possible_earlier_listings(self, ad, limit=5):
+        """Gone ads that `ad` may relist but that were not linked because a seller is unknown:
+        gone within RELIST_WINDOW_DAYS before `ad` was first seen, not relisted yet, same
+        title key and postcode, prices matching; the most recently gone first."""
+        if ad.pk is None or ad.relist_of_id is not None or not ad.title_key:
+            return []
+        since = ad.first_seen_at - timedelta(days=settings.RELIST_WINDOW_DAYS)
+        relisted = self.model.objects.filter(relist_of=OuterRef("pk"))
+        candidates = (
+            self.filter(
+                source=ad.source,
+                title_key=ad.title_key,
+                postcode=ad.postcode,
+                gone_at__gte=since,
+                gone_at__lte=ad.first_seen_at,
+            )
+            .exclude(pk=ad.pk)
+            .exclude(Exists(relisted))
+            .order_by("-gone_at", "-pk")
+        )
+        if ad.seller_id:  # then only a gone ad without a seller is in doubt
+            candidates = candidates.filter(seller_id="")
+        return [gone for gone in candidates[:50] if prices_match(gone.price, ad.price)][:limit]
 
 
 def earlier_listings(ad):

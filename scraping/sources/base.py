@@ -20,6 +20,8 @@ class ParsedAd:
     published_at: datetime | None = None
     # A paid "top" ad placed above the newest-first list regardless of its date.
     is_top: bool = False
+    # The marketplace's id of the seller ("" when it names none): relists need the same seller.
+    seller_id: str = ""
 
     @property
     def sort_key(self):

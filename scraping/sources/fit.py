@@ -1,11 +1,12 @@
 """Does a parsed ad fit the `Ad` columns? One hostile ad must not sink its page.
 
 `fit_ad` returns the ad as it will be stored, or raises `BadAd` when it cannot be
-stored faithfully (a price that is NaN/infinite or too big for the column, an id or
-URL too long or holding NUL). Text that can be shortened without losing the ad
+stored faithfully (a price that is NaN/infinite, negative or too big for the column, an
+id or URL too long or holding NUL). Text that can be shortened without losing the ad
 (title, location, postcode) is clipped and freed of NUL characters, which PostgreSQL
-text cannot hold. An image URL that is not an absolute http(s) URL is dropped: the
-sender hands it to Telegram, which would upload any local file it names.
+text cannot hold. A seller id that does not fit is dropped: the seller is then unknown.
+An image URL that is not an absolute http(s) URL is dropped: the sender hands it to
+Telegram, which would upload any local file it names.
 """
 
 from dataclasses import replace
@@ -36,6 +37,8 @@ def fit_ad(ad):
     if price is not None:
         if not price.is_finite():
             raise BadAd(f"ad {external_id}: price {price} is not a number")
+        if price < 0:
+            raise BadAd(f"ad {external_id}: price {price} is negative")
         if abs(price) >= _price_limit():
             raise BadAd(f"ad {external_id}: price {price} does not fit the price column")
     return replace(
@@ -46,6 +49,7 @@ def fit_ad(ad):
         location=_clip(ad.location, "location"),
         postcode=_clip(ad.postcode, "postcode"),
         image_url=image_url(ad.image_url),
+        seller_id=_fits(ad.seller_id, "seller_id"),
     )
 
 
@@ -71,6 +75,11 @@ def _exact(value, name, required=False):
             f"{name} is {len(value)} characters, the column holds {_max_length(name)}: {value[:80]!r}"
         )
     return value
+
+
+def _fits(value, name):
+    """`value`, or "" when it does not fit its column whole (an id cut short is another id)."""
+    return "" if "\x00" in value or len(value) > _max_length(name) else value
 
 
 def _clip(value, name):

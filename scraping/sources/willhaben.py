@@ -9,7 +9,6 @@ recorded pages and the live API parse through the same code.
 import json
 import math
 import re
-from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from urllib.parse import parse_qs, parse_qsl, urlsplit
 
@@ -19,6 +18,7 @@ from scraping import http
 from scraping.errors import BadQuery, FetchError, ParseError
 from scraping.sources.base import Page, ParsedAd, Source
 from scraping.sources.fit import BadAd, fit_ad
+from scraping.sources.willhaben_values import count, price, published, seller
 
 API_PREFIX = "/webapi/iad/search/atz/seo/"
 MARKETPLACE_PATH = "kaufen-und-verkaufen/marktplatz"
@@ -29,7 +29,10 @@ MAX_ROWS = 200  # the server caps `rows` here
 # Paging parameters are ours to set; a pasted URL's values would break the paging rules.
 PAGING_PARAMS = {"page", "rows", "sort", "publishedDateTo"}
 NEXT_DATA_RE = re.compile(rb'<script id="__NEXT_DATA__"[^>]*>(.*?)</script>', re.S)
-CENT = Decimal("0.01")
+# More ads than any page holds (rows are capped at MAX_ROWS, a few paid ads sit on top).
+MAX_PAGE_ADS = 2 * MAX_ROWS
+# What a misshapen `advertSummary` entry raises in parse_ad (a value it cannot read is a BadAd).
+SHAPE_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError)
 
 
 class WillhabenSource(Source):
@@ -182,27 +185,32 @@ def parse_body(content):
 
 
 def build_page(result, *, number, rows, cursor, body=b""):
+    """The page's ads; one ad that cannot be read is skipped (`extra["bad_ads"]`), not the page.
+
+    The page fails (ParseError) when its counts are not plausible, when it holds more ads than
+    any page can, or when none of its ads has the shape we know (the format changed).
+    """
     raw_ads = result["advertSummaryList"].get("advertSummary") or []
-    ads, bad = [], []
-    try:
-        for raw in raw_ads:
-            try:
-                ads.append(fit_ad(parse_ad(raw)))
-            except BadAd as exc:
-                # One ad the columns cannot hold: skip it, keep the page (counted as bad_ads).
-                bad.append(str(exc))
-        rows_found = int(result.get("rowsFound", 0))
-        rows_returned = int(result.get("rowsReturned", len(raw_ads)))
-    except (
-        KeyError,
-        TypeError,
-        ValueError,
-        AttributeError,
-        InvalidOperation,
-        RecursionError,
-    ) as exc:
-        # AttributeError: a list or number where an object belongs (e.g. advertImage: [1]).
-        raise ParseError(f"unexpected ad format: {exc!r}", body=body) from None
+    if not isinstance(raw_ads, list):
+        raise ParseError(f"advertSummary is a {type(raw_ads).__name__}, not a list", body=body)
+    if len(raw_ads) > MAX_PAGE_ADS:
+        raise ParseError(f"{len(raw_ads)} ads on one page (at most {MAX_PAGE_ADS})", body=body)
+    rows_found = count(result, "rowsFound", 0, body)
+    rows_returned = count(result, "rowsReturned", len(raw_ads), body)
+    ads, bad, misshapen = [], [], []
+    for raw in raw_ads:
+        try:
+            ads.append(fit_ad(parse_ad(raw)))
+        except BadAd as exc:
+            # One ad the columns cannot hold or whose values are unreadable: skip it, keep the
+            # page (counted as bad_ads).
+            bad.append(str(exc))
+        except SHAPE_ERRORS as exc:
+            # AttributeError: a list or number where an object belongs (e.g. advertImage: [1]).
+            misshapen.append(f"ad in an unknown format: {exc!r}"[:300])
+    if misshapen and not ads:
+        raise ParseError(f"unexpected ad format: {misshapen[0]}", body=body)
+    bad += misshapen
     is_last = rows_returned < rows or number * rows >= rows_found
     page = Page(
         number=number,
@@ -246,7 +254,11 @@ def next_link_pin(result):
 
 
 def parse_ad(raw):
-    """One `advertSummary` entry as a ParsedAd; raises KeyError/ValueError on a bad shape."""
+    """One `advertSummary` entry as a ParsedAd.
+
+    Raises BadAd for a value it cannot use (the ad is skipped) and one of SHAPE_ERRORS for an
+    entry that is not the structure we know.
+    """
     attrs = {a["name"]: a.get("values") or [] for a in raw["attributes"]["attribute"]}
 
     def first(name):
@@ -255,39 +267,23 @@ def parse_ad(raw):
 
     external_id = str(raw["id"])
     seo_url = first("SEO_URL").lstrip("/")
+    try:
+        amount = price(first("PRICE") or first("PRICE/AMOUNT"))
+        published_at = published(first("PUBLISHED"), first("PUBLISHED_String"))
+    except BadAd as exc:
+        raise BadAd(f"ad {external_id[:64]!r}: {exc}") from None
     return ParsedAd(
         external_id=external_id,
         title=str(first("HEADING") or raw.get("description") or ""),
-        price=_price(first("PRICE") or first("PRICE/AMOUNT")),
+        price=amount,
         url=AD_URL_BASE + seo_url if seo_url else f"{AD_URL_BASE}object?adId={external_id}",
         location=first("LOCATION"),
         postcode=first("POSTCODE"),
         image_url=_image(raw),
-        published_at=_published(first("PUBLISHED"), first("PUBLISHED_String")),
+        published_at=published_at,
         is_top="RESULT_LIST_TOPAD" in attrs,
+        seller_id=seller(first),
     )
-
-
-def _price(value):
-    # Missing means "price on request"; a present but unreadable price is a format change.
-    if not value:
-        return None
-    price = Decimal(value)
-    try:
-        return price.quantize(CENT) if price.is_finite() else price
-    except InvalidOperation:
-        raise BadAd(f"price {value[:40]!r} does not fit the price column") from None
-
-
-def _published(epoch_ms, iso):
-    try:
-        if epoch_ms:
-            return datetime.fromtimestamp(int(epoch_ms) / 1000, tz=UTC)
-        if iso:
-            return datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    except (OverflowError, OSError) as exc:
-        raise BadAd(f"publication time {epoch_ms or iso!r} is out of range: {exc}") from None
-    return None
 
 
 def _image(raw):

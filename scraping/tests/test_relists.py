@@ -13,7 +13,7 @@ from notifications.sender import process_queue
 from scraping.relists import match_relists
 from scraping.sources.base import ParsedAd
 from tests.factories import make_ad, make_keyword, make_subscription
-from tests.fakes.willhaben_factory import BASE_TIME, make_raw_ad, make_raw_ads
+from tests.fakes.willhaben_factory import BASE_TIME, SELLER, make_raw_ad, make_raw_ads
 from tracker.models import Ad, PriceChange
 from tracker.relists import prices_match, title_key
 
@@ -57,11 +57,20 @@ def gone(willhaben_server, settings, telegram):
 
 
 def relist(
-    gone, *, title="  fahrrad CUBE aim 29 zoll – TOP Zustand 🚲 ", price="150", postcode="1010"
+    gone,
+    *,
+    title="  fahrrad CUBE aim 29 zoll – TOP Zustand 🚲 ",
+    price="150",
+    postcode="1010",
+    seller=SELLER,
 ):
     """The seller puts the ad up again under a new id; a normal run sees it, the sender sends."""
     raw = make_raw_ad(
-        title=title, price=price, postcode=postcode, published=BASE_TIME + timedelta(hours=2)
+        title=title,
+        price=price,
+        postcode=postcode,
+        seller=seller,
+        published=BASE_TIME + timedelta(hours=2),
     )
     gone["server"].set_ads([raw, *gone["ads"]])
     scrape(str(gone["keyword"].pk))
@@ -111,6 +120,28 @@ def test_an_ad_that_does_not_match_is_a_plain_new_ad(gone, telegram, change):
     assert "🆕 New ad" in text and "Relisted" not in text
 
 
+def test_a_copycat_of_another_seller_is_a_plain_new_ad_and_no_suggestion(gone, telegram):
+    ad = relist(gone, seller="31337")
+    assert ad.relist_of is None
+    assert (gone["sold"].seller_id, ad.seller_id) == (SELLER, "31337")  # the pages' ORGIDs
+    assert not PriceChange.objects.filter(ad=ad).exists()
+    assert Ad.objects.possible_earlier_listings(ad) == []
+    (text,) = telegram.texts()
+    assert "🆕 New ad" in text and "Relisted" not in text
+
+
+@pytest.mark.parametrize("side", ["new", "gone"])
+def test_without_a_seller_on_either_side_the_match_is_only_suggested(gone, telegram, side):
+    """A page that names no seller, or a gone ad stored before sellers were: not linked."""
+    if side == "gone":
+        Ad.objects.filter(pk=gone["sold"].pk).update(seller_id="")
+    ad = relist(gone, seller=None if side == "new" else SELLER)
+    assert ad.relist_of is None and not PriceChange.objects.filter(ad=ad).exists()
+    assert Ad.objects.possible_earlier_listings(ad) == [gone["sold"]]
+    (text,) = telegram.texts()
+    assert "🆕 New ad" in text and "Relisted" not in text
+
+
 def test_the_window_is_a_setting(gone, telegram, settings):
     Ad.objects.filter(pk=gone["sold"].pk).update(gone_at=timezone.now() - timedelta(days=31))
     settings.RELIST_WINDOW_DAYS = 40
@@ -155,6 +186,7 @@ def test_a_page_is_matched_in_one_query(django_assert_num_queries):
             postcode="1010",
             price=Decimal("100"),
             gone_at=now - timedelta(days=1),
+            seller_id="7",
         )
     page = [
         ParsedAd(
@@ -163,6 +195,7 @@ def test_a_page_is_matched_in_one_query(django_assert_num_queries):
             price=Decimal("110"),
             url="https://x",
             postcode="1010",
+            seller_id="7",
         )
         for n in range(200)
     ]

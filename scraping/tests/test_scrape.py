@@ -211,10 +211,11 @@ def test_failures_map_to_status_and_slug_and_keep_the_cursor(
     assert (keyword.cursor_published_at, keyword.cursor_ad_id) == cursor
 
 
-def test_parse_error_keeps_the_first_500_bytes(server, keyword):
+def test_parse_error_says_why_and_keeps_the_first_500_bytes(server, keyword):
     server.mode = "garbage"
     outcome = scrape_keyword(keyword)
-    assert outcome.error == "parse_error" and outcome.detail.startswith("\\x00\x01 not json")
+    assert outcome.error == "parse_error" and outcome.detail.startswith("response is not JSON")
+    assert outcome.detail.endswith("the response began: \\x00\x01 not json at all {{{")
 
 
 def test_failure_on_page_two_keeps_page_one_but_not_the_cursor(server, keyword, settings):

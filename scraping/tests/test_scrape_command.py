@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from scraping.models import ScrapeRun
 from tests.factories import make_keyword
-from tests.fakes.willhaben_factory import make_raw_ad, make_raw_ads
+from tests.fakes.willhaben_factory import make_raw_ad, make_raw_ads, set_price
 from tracker.models import Ad
 
 pytestmark = pytest.mark.django_db
@@ -84,3 +84,25 @@ def test_a_run_by_hand_moves_the_next_window_like_run_now(willhaben_server):
     run(str(keyword.pk))
     keyword.refresh_from_db()
     assert keyword.next_run_at >= before + timedelta(minutes=30)
+
+
+def test_marketplace_text_cannot_drive_the_terminal(willhaben_server):
+    """ESC sequences, CR and newline in a title or id are printed as escapes, not obeyed."""
+    title = "\x1b[2J\x1b]0;pwned\x07Grafikkarte\rnew  1  € 1  forged\n\x9b31mred"
+    willhaben_server.set_ads([make_raw_ad(ad_id="77\x1b[8m", title=title)])
+    out = run(str(make_keyword().pk))
+    assert not any(ch in out for ch in "\x1b\x07\r\x9b")
+    lines = out.splitlines()
+    assert not any(line.startswith("new  1") or line.startswith("\\x9b") for line in lines)
+    (row,) = [line for line in lines if "Grafikkarte" in line]
+    assert row.startswith("new ") and "77\\x1b[8m" in row
+    assert "\\x1b[2J\\x1b]0;pwned\\x07Grafikkarte\\rnew  1  € 1  forged\\n\\x9b31mred" in row
+
+
+def test_bad_ads_are_reported_with_their_reason(willhaben_server):
+    ads = make_raw_ads(3)
+    set_price(ads[1], "\x1b[31m-50")
+    willhaben_server.set_ads(ads)
+    out = run(str(make_keyword().pk))
+    assert "2 ads, 2 new" in out
+    assert "skipped 1 ad(s) that cannot be stored" in out and "\x1b" not in out

@@ -61,6 +61,8 @@ def test_recorded_fixture_parses_every_ad_and_price(name):
         )
         assert ad.image_url.startswith("https://cache.willhaben.at/")
         assert ad.postcode and ad.location
+        assert ad.seller_id.isdigit()  # ORGID: in every recorded format
+    assert "bad_ads" not in page.extra
     assert next_link_pin(result) == pin
 
 
@@ -76,11 +78,23 @@ def test_decimal_and_missing_prices():
     assert [ad.price for ad in ads] == [Decimal("1038.82"), None, Decimal("139.00")]
 
 
-def test_unreadable_price_is_a_parse_error():
+def test_an_unreadable_price_skips_only_its_ad():
+    good = make_raw_ad(price="100")
     result = search_result(
-        [make_raw_ad(price="ab 100")], rows_found=1, rows_requested=30, page=1, path="x"
+        [make_raw_ad(price="ab 100"), good], rows_found=2, rows_requested=30, page=1, path="x"
     )
-    with pytest.raises(ParseError):
+    page = build_page(result, number=1, rows=30, cursor=None, body=b"{...}")
+    assert [ad.external_id for ad in page.ads] == [good["id"]]
+    assert page.extra["bad_ads"] == [
+        f"ad {result['advertSummaryList']['advertSummary'][0]['id']!r}: price 'ab 100' is not a number"
+    ]
+
+
+def test_a_page_of_ads_in_an_unknown_shape_is_a_parse_error():
+    result = search_result(
+        [{"id": "1", "attrs": []}] * 2, rows_found=2, rows_requested=30, page=1, path="x"
+    )
+    with pytest.raises(ParseError, match="unexpected ad format"):
         build_page(result, number=1, rows=30, cursor=None, body=b"{...}")
 
 
@@ -88,7 +102,8 @@ def test_garbage_is_a_parse_error_keeping_the_first_500_bytes():
     body = b"x" * 2000
     with pytest.raises(ParseError) as info:
         parse_body(body)
-    assert info.value.detail == "x" * 500
+    assert info.value.detail.endswith("the response began: " + "x" * 500)
+    assert "x" * 501 not in info.value.detail
 
 
 def test_json_of_another_shape_is_a_parse_error():

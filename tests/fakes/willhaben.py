@@ -14,6 +14,7 @@
     server.latency_s = 0.2
     server.hang_page(2, seconds=30)           # hold requests for page 2 (a worker stuck mid-run)
     server.ads_for_query["bike"] = [...]      # a query of its own result list
+    server.result_fields["rowsFound"] = 1e400 # override fields of every search result
     server.base_url, server.requests, server.connections, server.search_requests()
     server.stop()
 
@@ -170,6 +171,7 @@ class FakeWillhaben:
         self.connections = 0
         self.page_hangs = {}
         self.ads_for_query = {}
+        self.result_fields = {}
         self.released = threading.Event()
         self._failures = []
         self._page_failures = {}
@@ -263,6 +265,7 @@ class FakeWillhaben:
             chunk = self.top_ads + chunk
         more = page * rows < len(ads)
         next_pin = (pin or (published_ms(ads[0]) if ads else None)) if more else None
-        return search_result(
+        result = search_result(
             chunk, rows_found=len(ads), rows_requested=rows, page=page, path=path, next_pin=next_pin
         )
+        return {**result, **self.result_fields}

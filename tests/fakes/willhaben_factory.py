@@ -5,10 +5,13 @@ so tests can shape exactly the ads they need.
 """
 
 import itertools
+import uuid
 from datetime import UTC, datetime, timedelta
 
 _ids = itertools.count(900_000_001)
 BASE_TIME = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+# The one private seller of every ad unless a test names another (relists need the same seller).
+SELLER = "20198250"
 
 
 def epoch_ms(when):
@@ -25,8 +28,10 @@ def make_raw_ad(
     bumped=False,
     location="Wien",
     postcode="1010",
+    seller=SELLER,
 ):
-    """One `advertSummary` entry. `price=None` leaves PRICE out (price on request)."""
+    """One `advertSummary` entry. `price=None` leaves PRICE out (price on request);
+    `seller=None` leaves the seller out (ORGID and ORG_UUID, as the recorded pages carry them)."""
     ad_id = str(ad_id or next(_ids))
     title = title or f"Test ad {ad_id}"
     published = published or BASE_TIME
@@ -40,6 +45,9 @@ def make_raw_ad(
         "ADID": ad_id,
         "ISPRIVATE": "1",
     }
+    if seller is not None:
+        attrs["ORGID"] = str(seller)
+        attrs["ORG_UUID"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"willhaben-seller-{seller}"))
     if price is not None:
         attrs["PRICE"] = str(price)
         attrs["PRICE_FOR_DISPLAY"] = f"€ {price}"

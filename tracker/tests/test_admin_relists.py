@@ -121,3 +121,69 @@ def test_a_quiet_keyword_says_so(admin_client):
         reverse("admin:tracker_keyword_change", args=[make_keyword().pk])
     ).content.decode()
     assert "No ads found and no price drops in the last 30 days." in html
+
+
+def pair(gone_seller, new_seller, *, gone_days=5, new_price="150"):
+    """A gone ad and a new one of the same title key and postcode, not linked (as ingest left them)."""
+    now = timezone.now()
+    gone = make_ad(
+        title="Cube Aim",
+        postcode="1010",
+        price=Decimal("180"),
+        seller_id=gone_seller,
+        first_seen_at=now - dt.timedelta(days=20),
+        gone_at=now - dt.timedelta(days=gone_days),
+    )
+    new = make_ad(
+        title="cube aim!",
+        postcode="1010",
+        price=Decimal(new_price),
+        seller_id=new_seller,
+        first_seen_at=now - dt.timedelta(days=2),
+    )
+    return gone, new
+
+
+def suggested(html, ad):
+    link = reverse("admin:tracker_ad_change", args=[ad.pk])
+    return f'<a href="{link}" class="lago-relist">{ad.title}</a>' in html
+
+
+@pytest.mark.parametrize(
+    ("gone_seller", "new_seller"), [("", ""), ("", "20198250"), ("20198250", "")]
+)
+def test_a_match_with_an_unknown_seller_is_suggested_on_the_ad_page(
+    admin_client, gone_seller, new_seller
+):
+    gone, new = pair(gone_seller, new_seller)
+    html = ad_page(admin_client, new)
+    assert "Possible relist of" in html and suggested(html, gone)
+    assert new.relist_of is None
+
+
+@pytest.mark.parametrize(
+    ("gone_seller", "new_seller", "kw"),
+    [
+        pytest.param("111", "222", {}, id="different-sellers"),
+        pytest.param("", "", {"new_price": "100"}, id="price-44%-lower"),
+        pytest.param("", "", {"gone_days": 1}, id="gone-after-the-new-ad-appeared"),
+        pytest.param("", "", {"gone_days": 40}, id="gone-before-the-window"),
+    ],
+)
+def test_no_suggestion_without_a_match(admin_client, gone_seller, new_seller, kw):
+    gone, new = pair(gone_seller, new_seller, **kw)
+    assert not suggested(ad_page(admin_client, new), gone)
+
+
+def test_a_linked_relist_suggests_nothing_more(admin_client, relisted):
+    earlier, later = relisted
+    other = make_ad(
+        title="CUBE AIM",
+        price=Decimal("160"),
+        first_seen_at=timezone.now() - dt.timedelta(days=30),
+        gone_at=timezone.now() - dt.timedelta(days=3),
+    )
+    assert not suggested(ad_page(admin_client, later), other)
+    later.relist_of = None
+    later.save()
+    assert suggested(ad_page(admin_client, later), other)

@@ -7,11 +7,14 @@
     manage.py scrape 12 --sweep               # a deep sweep now: past the cursor, largest pages
 
 A query that is not a saved keyword is always a dry run: ads need a keyword to belong to.
+Marketplace text (titles, ids, error details) is printed with its control characters
+escaped (lib.terminal.printable): a title must not drive the operator's terminal.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
 from lib.money import format_price
+from lib.terminal import printable
 from scraping.claims import claim_keyword_now
 from scraping.ingest import passes_filters
 from scraping.models import ScrapeRun
@@ -59,11 +62,20 @@ class Command(BaseCommand):
         if verbosity >= 1:
             self._table(rows)
         if not outcome.ok:
-            raise CommandError(f"{outcome.status}: {outcome.error}: {outcome.detail[:300]}")
+            raise CommandError(
+                f"{outcome.status}: {outcome.error}: {printable(outcome.detail[:300])}"
+            )
         mode = "dry run, nothing written" if dry_run else f"run {run.pk}"
         c = outcome.counts
         summary = f"{c.pages} page(s), {c.ads_seen} ads, {c.ads_new} new, {c.price_drops} price drops ({mode})"
         self.stdout.write(self.style.SUCCESS(summary))
+        if c.extra.get("bad_ads"):
+            self.stdout.write(
+                self.style.WARNING(
+                    f"skipped {c.extra['bad_ads']} ad(s) that cannot be stored, e.g. "
+                    f"{printable(outcome.detail[:300])}"
+                )
+            )
         if c.extra.get("coverage_gap"):
             self.stdout.write(
                 self.style.WARNING(
@@ -107,7 +119,8 @@ class Command(BaseCommand):
     def _table(self, rows):
         for ad, status in rows:
             self.stdout.write(
-                f"{status:<10} {ad.external_id:>12} {format_price(ad.price):>17}  {ad.title[:70]}"
+                f"{status:<10} {printable(ad.external_id):>12} {format_price(ad.price):>17}  "
+                f"{printable(ad.title[:70])}"
             )
 
 
