@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tracker', '0012_ad_title_trgm'),
+        ('tracker', '0001_squashed_0012_ad_title_trgm'),
     ]
 
     operations = [
