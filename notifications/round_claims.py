@@ -12,7 +12,8 @@ leaves the message in flight, each charged one attempt. A claim too old to outla
 API call (lease less TELEGRAM_TIMEOUT_S less RENEW_MARGIN_S) is renewed before its send, so no
 message goes out under a lease another process may have taken over. A give-back is an outcome
 (notifications/outcome_log.py): with the database lost at the round's end it is retried, then
-kept for the next round; meanwhile the rows stay claimed, so nothing is sent twice either way.
+kept for the next round; until it is written the rows stay claimed (unsent, and unsendable by
+anyone until the lease ends).
 """
 
 import time

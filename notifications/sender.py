@@ -6,7 +6,8 @@ ready to send (notifications/round_claims.py). Every outcome (sent, failed, give
 written through the process's OutcomeLog (notifications/outcome_log.py), which retries it on a
 fresh connection when the database is lost and keeps it for the next round, sending nothing
 meanwhile: a message goes out twice only if the process dies between Telegram's answer and
-the write of its outcome.
+the write of its outcome, or if the database stays away past the claim's lease and another
+process takes the row first (see outcome_log.py).
 
 Attempts: the claim counts an attempt; a crashed claim therefore uses one up and the row
 comes back when the lease ends (NOTIFY_CLAIM_LEASE_S), not on the backoff schedule.
@@ -30,7 +31,7 @@ from django.utils import timezone, translation
 from notifications import quiet, telegram
 from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
 from notifications.models import Notification
-from notifications.outcome_log import RETRY_S, OutcomeLog
+from notifications.outcome_log import LOST, RETRY_S, OutcomeLog
 from notifications.pacing import ELSEWHERE, GO, Pacer, make_pacer
 from notifications.round_claims import RoundClaims
 from notifications.telegram import DeliveryError
@@ -256,6 +257,11 @@ def _deliver(unit, rows) -> Outcome:
         message_id = _send(rows[0].chat, rendered)
     except DeliveryError as err:
         return _failed(rows, err)
+    except LOST:
+        # The database is gone past the outcome log's patience (a give-back, a chat migration):
+        # nothing was sent, and no failure could be recorded either. The round ends; the rows
+        # come back when their lease ends.
+        raise
     except Exception as exc:  # a bug or odd data in one row must not abort the batch
         logger.exception(
             "notifications: sending %s to chat %s crashed",
