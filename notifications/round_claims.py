@@ -10,15 +10,20 @@ the chat, the deadline, an outage, a 429) are given back in one statement, due a
 attempt returned. A crash leaves them claimed until the lease ends (NOTIFY_CLAIM_LEASE_S), as it
 leaves the message in flight, each charged one attempt. A claim too old to outlast one more Bot
 API call (lease less TELEGRAM_TIMEOUT_S less RENEW_MARGIN_S) is renewed before its send, so no
-message goes out under a lease another process may have taken over.
+message goes out under a lease another process may have taken over. A give-back is an outcome
+(notifications/outcome_log.py): with the database lost at the round's end it is retried, then
+kept for the next round; until it is written the rows stay claimed (unsent, and unsendable by
+anyone until the lease ends).
 """
 
 import time
+from functools import partial
 
 from django.conf import settings
 from django.utils import timezone
 
 from notifications.models import Notification
+from notifications.outcome_log import OutcomeLog
 
 RENEW_MARGIN_S = 5.0
 
@@ -26,9 +31,10 @@ RENEW_MARGIN_S = 5.0
 class RoundClaims:
     """The units of one process_queue() round that this process has claimed and not yet sent."""
 
-    def __init__(self, plan, pacer):
+    def __init__(self, plan, pacer, outcomes=None):
         self.plan = plan  # chat id → deque of units, as _send_plan consumes it
         self.pacer = pacer
+        self.outcomes = OutcomeLog() if outcomes is None else outcomes
         self.held = []
 
     def take(self, unit, room):
@@ -52,7 +58,10 @@ class RoundClaims:
         self.held = [u for u in self.held if u not in units]
         rows = [n for u in units for n in u.rows]
         if rows:
-            Notification.objects.give_back(rows, timezone.now())
+            self.outcomes.record(
+                f"the give-back of notifications {[n.pk for n in rows]}",
+                partial(Notification.objects.give_back, rows, timezone.now()),
+            )
 
     def _ready_others(self, unit, room):
         others = []

@@ -2,8 +2,12 @@
 
 Once-only delivery rests on the claim (see NotificationQuerySet.claim): a row is marked
 taken, with a lease, before the network call; one claim takes the next message of every chat
-ready to send (notifications/round_claims.py). A crash can repeat a message only if it
-happens during the send call itself (or before its outcome is saved).
+ready to send (notifications/round_claims.py). Every outcome (sent, failed, given back) is
+written through the process's OutcomeLog (notifications/outcome_log.py), which retries it on a
+fresh connection when the database is lost and keeps it for the next round, sending nothing
+meanwhile: a message goes out twice only if the process dies between Telegram's answer and
+the write of its outcome, or if the database stays away past the claim's lease and another
+process takes the row first (see outcome_log.py).
 
 Attempts: the claim counts an attempt; a crashed claim therefore uses one up and the row
 comes back when the lease ends (NOTIFY_CLAIM_LEASE_S), not on the backoff schedule.
@@ -17,6 +21,7 @@ import logging
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from functools import partial
 
 from django.conf import settings
 from django.db.models import Count, F, Window
@@ -26,6 +31,7 @@ from django.utils import timezone, translation
 from notifications import quiet, telegram
 from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
 from notifications.models import Notification
+from notifications.outcome_log import LOST, RETRY_S, OutcomeLog
 from notifications.pacing import ELSEWHERE, GO, Pacer, make_pacer
 from notifications.round_claims import RoundClaims
 from notifications.telegram import DeliveryError
@@ -39,12 +45,14 @@ class _State:
     pacer: Pacer | None = None
     pacer_config = None
     outage = False
+    outcomes = OutcomeLog()
 
 
-def reset_state():
-    """Forget pacing and outage state (tests; a fresh process starts this way)."""
+def reset_state(outcome_patience=RETRY_S):
+    """Forget pacing, outage and unwritten outcomes (tests; a fresh process starts this way)."""
     _State.pacer = None
     _State.outage = False
+    _State.outcomes = OutcomeLog(outcome_patience)
 
 
 def pacer() -> Pacer:
@@ -83,6 +91,7 @@ class Unit:
 
 def process_queue(limit=None) -> int:
     """Sends up to `limit` (NOTIFY_BATCH) due messages; returns how many rows were delivered."""
+    _State.outcomes.flush()  # what an earlier round could not record comes first
     if telegram.sending_paused():
         due = Notification.objects.due().count()
         logger.warning(
@@ -168,7 +177,7 @@ def _load_rows(plan):
 
 def _run(plan, limit):
     p = pacer()
-    claims = RoundClaims(plan, p)
+    claims = RoundClaims(plan, p, _State.outcomes)
     try:
         delivered, messages = _send_plan(plan, limit, p, claims)
     finally:
@@ -241,23 +250,50 @@ def _deliver(unit, rows) -> Outcome:
     try:
         rendered, listed = render_unit(unit, rows)
         if len(listed) < len(rows):
-            Notification.objects.give_back(rows[len(listed) :], timezone.now())
+            given_back = rows[len(listed) :]
+            give_back = partial(Notification.objects.give_back, given_back, timezone.now())
+            _record("the give-back", given_back, give_back)
         rows = listed
         message_id = _send(rows[0].chat, rendered)
     except DeliveryError as err:
         return _failed(rows, err)
+    except LOST:
+        # The database is gone past the outcome log's patience (a give-back, a chat migration):
+        # nothing was sent, and no failure could be recorded either. The round ends; the rows
+        # come back when their lease ends.
+        raise
     except Exception as exc:  # a bug or odd data in one row must not abort the batch
         logger.exception(
             "notifications: sending %s to chat %s crashed",
             [n.pk for n in rows],
             rows[0].chat.chat_id,
         )
-        for n in rows:
-            n.mark_failed(f"unexpected error: {exc!r}"[:500])
+        error = f"unexpected error: {exc!r}"[:500]
+        _record_each("the failure", rows, lambda n: n.mark_failed(error))
         return Outcome(attempted=1)
-    Notification.objects.settle_sent(rows, message_id, timezone.now())
+    what = f"the sent mark (Telegram message {message_id})"
+    _record(what, rows, partial(Notification.objects.settle_sent, rows, message_id, timezone.now()))
     logger.debug("notifications: sent %s to chat %s", [n.pk for n in rows], rows[0].chat.chat_id)
     return Outcome(attempted=1, delivered=len(rows))
+
+
+def _record(what, rows, write):
+    """`write()`, what became of `rows`, through the outcome log (retried until written)."""
+    _State.outcomes.record(_naming(what, rows), write)
+
+
+def _record_each(what, rows, write_one):
+    """`write_one(row)` of each row, as one write through the outcome log."""
+
+    def write():
+        for n in rows:
+            write_one(n)
+
+    _record(what, rows, write)
+
+
+def _naming(what, rows):
+    return f"{what} of notifications {[n.pk for n in rows]} to chat {rows[0].chat.chat_id}"
 
 
 def _send(chat, rendered):
@@ -283,10 +319,21 @@ def _send(chat, rendered):
             chat.migrate_to(err.migrate_to_chat_id)
             chat_id = err.migrate_to_chat_id
         finally:
-            # Counted when the answer is in: Telegram has received it by then, so the
-            # next slot is measured from no earlier than its arrival there.
-            pacer().record(chat_id)
+            _paced(chat_id)
     raise DeliveryError("chat migrated again right after migrating")
+
+
+def _paced(chat_id):
+    """Counts a send when its answer is in: Telegram has received it by then, so the next slot
+    is measured from no earlier than its arrival there. The shared pace's store being
+    unreachable must not cost the outcome of a message Telegram accepted, which is recorded
+    next."""
+    try:
+        pacer().record(chat_id)
+    except Exception:
+        logger.warning(
+            "notifications: the send pace could not note a send to chat %s", chat_id, exc_info=True
+        )
 
 
 def _failed(rows, err) -> Outcome:
@@ -297,19 +344,16 @@ def _failed(rows, err) -> Outcome:
             chat.chat_id,
             err.retry_after,
         )
+        _record_each("the deferral", rows, lambda n: n.defer(err.retry_after, err.reason))
         pacer().hold_chat(chat.chat_id, err.retry_after)
-        for n in rows:
-            n.defer(err.retry_after, err.reason)
         return Outcome(attempted=1, drop_chat=True)
     if err.chat_gone:
-        chat.block(err.reason)
+        _record("the block", rows, partial(chat.block, err.reason))
         return Outcome(attempted=1, drop_chat=True)
     if err.permanent:
-        for n in rows:
-            n.mark_dead(err.reason)
+        _record_each("the death", rows, lambda n: n.mark_dead(err.reason))
         return Outcome(attempted=1)
-    for n in rows:
-        n.mark_failed(err.reason)
+    _record_each("the failure", rows, lambda n: n.mark_failed(err.reason))
     if telegram.ping():
         return Outcome(attempted=1)
     logger.warning(

@@ -192,12 +192,15 @@ class NotificationQuerySet(models.QuerySet):
 
     def give_back(self, rows, now):
         """Claimed rows not sent after all: due again at `now`, their attempt returned, in one
-        UPDATE (only those still held under their claim token)."""
+        UPDATE (only those still held under their claim token). The token is cleared, so a
+        give-back run again (its answer lost with the connection) returns no second attempt."""
         tokens = {n.claim_token for n in rows}
         held = self.filter(
             pk__in=[n.pk for n in rows], claim_token__in=tokens, status=Notification.Status.PENDING
         )
-        return held.update(attempts=Greatest(F("attempts") - 1, Value(0)), next_attempt_at=now)
+        return held.update(
+            attempts=Greatest(F("attempts") - 1, Value(0)), next_attempt_at=now, claim_token=""
+        )
 
     def expire_exhausted(self, now):
         """Rows whose every attempt was claimed but never answered (the sender died mid-send)."""

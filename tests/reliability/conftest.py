@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from tests.reliability.helpers import Cluster, running_redis
+from tests.reliability.helpers import PG_BIN, Cluster, Postgres, running_redis
 
 REPORT = os.environ.get("LAGO_RELIABILITY_REPORT", "")
 
@@ -47,3 +47,16 @@ def broker(request):
         return
     with running_redis() as url:
         yield {"Q_BROKER": "redis", "REDIS_URL": url}
+
+
+@pytest.fixture(scope="module")
+def own_postgres():
+    """A throwaway PostgreSQL 15 (helpers.Postgres) for a module whose tests stop and start it."""
+    if not (PG_BIN / "initdb").exists():
+        pytest.skip(f"PostgreSQL 15 binaries not found in {PG_BIN}")
+    pg = Postgres()
+    try:
+        pg.init()
+        yield pg
+    finally:
+        pg.destroy()

@@ -6,6 +6,8 @@
     kill9(pid)
     cluster.stop()           # SIGTERM, then SIGKILL after 30 s; returns the log tail
 
+    pg = Postgres(); pg.init()   # a throwaway PostgreSQL 15 to stop and start (own_postgres)
+
 A worker "inside a task" is found by what it is doing, not by trusting django-q2's
 internals: the process of the cluster's tree that holds an established TCP
 connection to a fake server's port is the one talking to that server.
@@ -20,6 +22,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+import psycopg
 import pytest
 from django.conf import settings
 
@@ -159,6 +162,79 @@ def manage(*args, env, timeout=120, check=True):
 def shell(code, *, env, timeout=120, check=True):
     """Runs Python `code` with Django set up in a child process (`manage.py shell -c`)."""
     return manage("shell", "-c", code, env=env, timeout=timeout, check=check)
+
+
+def enqueue_tick(env):
+    """Enqueues one tick as the schedule does, from a child process on `env`'s database."""
+    return shell(
+        "from django_q.tasks import async_task; async_task('scraping.tick.tick')",
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+def _as_postgres(cmd):
+    """initdb refuses root; the CI machine runs tests as root."""
+    if os.geteuid() == 0:
+        return subprocess.run(
+            ["su", "postgres", "-s", "/bin/sh", "-c", cmd],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    return subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, check=True)
+
+
+class Postgres:
+    """A throwaway PostgreSQL 15 cluster (its own data directory and free port) that a test
+    may stop and start without touching the shared test server."""
+
+    def __init__(self):
+        self.dir = Path(tempfile.mkdtemp(prefix="lago-pg-restart-"))
+        self.port = free_port()
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres")
+
+    @property
+    def url(self):
+        return f"postgres://postgres@127.0.0.1:{self.port}/lago"
+
+    def init(self):
+        _as_postgres(
+            f"{PG_BIN}/initdb -D {self.dir}/data -U postgres --auth=trust -E UTF8 >/dev/null"
+        )
+        self.start()
+        with psycopg.connect(
+            f"postgres://postgres@127.0.0.1:{self.port}/postgres", autocommit=True
+        ) as conn:
+            conn.execute("CREATE DATABASE lago")
+
+    def start(self):
+        opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+        _as_postgres(
+            f"{PG_BIN}/pg_ctl -D {self.dir}/data -l {self.dir}/server.log -w -t 60 -o '{opts}' start >/dev/null"
+        )
+
+    def stop(self, mode="fast"):
+        _as_postgres(f"{PG_BIN}/pg_ctl -D {self.dir}/data -m {mode} -w stop >/dev/null")
+
+    def query(self, sql, params=()):
+        """The rows of one statement, on a connection of its own."""
+        with psycopg.connect(self.url, connect_timeout=5) as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def destroy(self):
+        try:
+            self.stop("immediate")
+        except subprocess.CalledProcessError as exc:
+            assert "not running" in exc.stderr or "No such file" in exc.stderr, (
+                exc.stderr
+            )  # already stopped
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def redis_server_binary():

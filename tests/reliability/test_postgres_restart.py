@@ -8,21 +8,18 @@ and /health is 200 — without restarting either process.
 """
 
 import json
-import os
-import shutil
 import subprocess
 import tempfile
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import psycopg
 import pytest
 from django.conf import settings
 
 from tests.processes import PYTHON, child_env, free_port, wait_for
-from tests.reliability.helpers import Cluster, manage, shell
+from tests.reliability.helpers import Cluster, enqueue_tick, manage
 
 pytestmark = [
     pytest.mark.reliability,
@@ -30,72 +27,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.timeout(180),
 ]
-
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
-
-
-def _as_postgres(cmd):
-    """initdb refuses root; the CI machine runs tests as root."""
-    if os.geteuid() == 0:
-        return subprocess.run(
-            ["su", "postgres", "-s", "/bin/sh", "-c", cmd],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    return subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, check=True)
-
-
-class Postgres:
-    def __init__(self):
-        self.dir = Path(tempfile.mkdtemp(prefix="lago-pg-restart-"))
-        self.port = free_port()
-        if os.geteuid() == 0:
-            shutil.chown(self.dir, "postgres")
-
-    @property
-    def url(self):
-        return f"postgres://postgres@127.0.0.1:{self.port}/lago"
-
-    def init(self):
-        _as_postgres(
-            f"{PG_BIN}/initdb -D {self.dir}/data -U postgres --auth=trust -E UTF8 >/dev/null"
-        )
-        self.start()
-        with psycopg.connect(
-            f"postgres://postgres@127.0.0.1:{self.port}/postgres", autocommit=True
-        ) as conn:
-            conn.execute("CREATE DATABASE lago")
-
-    def start(self):
-        opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
-        _as_postgres(
-            f"{PG_BIN}/pg_ctl -D {self.dir}/data -l {self.dir}/server.log -w -t 60 -o '{opts}' start >/dev/null"
-        )
-
-    def stop(self, mode="fast"):
-        _as_postgres(f"{PG_BIN}/pg_ctl -D {self.dir}/data -m {mode} -w stop >/dev/null")
-
-    def destroy(self):
-        try:
-            self.stop("immediate")
-        except subprocess.CalledProcessError as exc:
-            assert "not running" in exc.stderr or "No such file" in exc.stderr, (
-                exc.stderr
-            )  # already stopped
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def own_postgres():
-    if not (PG_BIN / "initdb").exists():
-        pytest.skip(f"PostgreSQL 15 binaries not found in {PG_BIN}")
-    pg = Postgres()
-    try:
-        pg.init()
-        yield pg
-    finally:
-        pg.destroy()
 
 
 def _health(base):
@@ -114,15 +45,6 @@ def _last_tick(pg):
             "SELECT last_seen_at FROM scraping_heartbeat WHERE name = 'scheduler'"
         ).fetchone()
     return row[0] if row else None
-
-
-def _enqueue_tick(env):
-    return shell(
-        "from django_q.tasks import async_task; async_task('scraping.tick.tick')",
-        env=env,
-        timeout=60,
-        check=False,
-    )
 
 
 def test_postgres_restart_is_survived_without_restarting_anything(own_postgres, report):
@@ -162,7 +84,7 @@ def test_postgres_restart_is_survived_without_restarting_anything(own_postgres, 
     )
     try:
         cluster.start()
-        assert _enqueue_tick(env).returncode == 0
+        assert enqueue_tick(env).returncode == 0
         wait_for(lambda: _last_tick(pg), 30, "the first tick")
         status, body, _ = wait_for(
             lambda: (r := _health(base)) and r[0] == 200 and r, 30, "/health 200 before the outage"
@@ -188,7 +110,7 @@ def test_postgres_restart_is_survived_without_restarting_anything(own_postgres, 
         restarted_at = time.monotonic()
         # The next tick: enqueued like the schedule does, run by the same cluster.
         before = _last_tick(pg)
-        assert _enqueue_tick(env).returncode == 0
+        assert enqueue_tick(env).returncode == 0
         wait_for(lambda: _last_tick(pg) > before, 60, "a tick after the restart", interval=0.5)
         tick_after_s = time.monotonic() - restarted_at
         status, body, _ = wait_for(
