@@ -12,6 +12,15 @@ from django.utils.translation import gettext_lazy as _
 from lib.money import euro, format_price
 from notifications.models.chats import TelegramChat
 
+# A percentage is kept to one decimal (12.5 %); 1-99 because a smaller one hears of every cent
+# and 100 % never happens. A target price is kept in cents, at most 100 million euros.
+PERCENT_STEP = Decimal("0.1")
+PERCENT_MIN = Decimal("1")
+PERCENT_MAX = Decimal("99")
+PRICE_STEP = Decimal("0.01")
+PRICE_MIN = Decimal("0.01")
+PRICE_MAX = Decimal("100000000")
+
 
 class Subscription(models.Model):
     class DropRule(models.TextChoices):
@@ -19,14 +28,8 @@ class Subscription(models.Model):
         PERCENT = "percent", _("drops of at least N %")
         BELOW = "below", _("only at or below a target price")
 
-    # A percentage is kept to one decimal (12.5 %); 1-99 because a smaller one hears of every
-    # cent and 100 % never happens. A target price is kept in cents, at most 100 million euros.
-    PERCENT_STEP = Decimal("0.1")
-    PERCENT_MIN = Decimal("1")
-    PERCENT_MAX = Decimal("99")
-    PRICE_STEP = Decimal("0.01")
-    PRICE_MIN = Decimal("0.01")
-    PRICE_MAX = Decimal("100000000")
+    PERCENT_STEP, PERCENT_MIN, PERCENT_MAX = PERCENT_STEP, PERCENT_MIN, PERCENT_MAX
+    PRICE_STEP, PRICE_MIN, PRICE_MAX = PRICE_STEP, PRICE_MIN, PRICE_MAX
 
     # No index of its own: subscription_unique (chat, keyword) serves lookups by chat.
     chat = models.ForeignKey(
@@ -64,9 +67,12 @@ class Subscription(models.Model):
         verbose_name_plural = _("subscriptions")
         constraints = [
             models.UniqueConstraint(fields=["chat", "keyword"], name="subscription_unique"),
+            # What clean_rule lets through (whatever the step): no row the bot or admin refuses.
             models.CheckConstraint(
-                condition=Q(drop_rule="every") | Q(drop_value__gt=0),
-                name="subscription_drop_rule_has_value",
+                condition=Q(drop_rule="every")
+                | Q(drop_rule="percent", drop_value__gte=PERCENT_MIN, drop_value__lte=PERCENT_MAX)
+                | Q(drop_rule="below", drop_value__gte=PRICE_MIN, drop_value__lte=PRICE_MAX),
+                name="subscription_drop_value_in_range",
             ),
         ]
         indexes = [

@@ -4,6 +4,7 @@ from decimal import Decimal
 
 import pytest
 from django.contrib import admin
+from django.db import IntegrityError, transaction
 
 from notifications.admin import ChatSubscriptionInline
 from notifications.models import Notification, Subscription, TelegramChat
@@ -179,3 +180,12 @@ def test_admin_chat_inline_rounds_and_refuses(rf, admin_user):
     assert accepted.is_valid(), accepted.errors
     accepted.save()
     assert Subscription.objects.get().drop_value == Decimal("12.3")
+
+
+@pytest.mark.parametrize(
+    "rule,value",
+    [("percent", "100"), ("percent", "0.5"), ("below", "0"), ("below", "100000000.01")],
+)
+def test_the_database_refuses_values_out_of_range(rule, value):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        make_subscription(drop_rule=rule, drop_value=Decimal(value))
