@@ -10,7 +10,7 @@ from environ import ImproperlyConfigured
 
 LOG_FORMATS = {
     "text": {
-        "()": "lib.log_format.UTCFormatter",
+        "()": "lib.log_format.TextFormatter",
         "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
     },
     "json": {"()": "lib.log_format.JSONFormatter"},

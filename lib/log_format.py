@@ -4,12 +4,22 @@ local zone to TIME_ZONE when settings load, but gunicorn's master, honcho and
 other processes that never load Django log in the machine's zone, so local
 time would mix zones. See lago/logging_config.py and gunicorn.conf.py.
 
+`TextFormatter` (LOG_FORMAT=text) keeps one record on one line: text from outside (an ad's
+title or id, a chat's message, an exception's text) may carry a newline followed by a fake
+`ERROR` line, a carriage return that overwrites the line, or ESC sequences that drive the
+terminal. Every control character in the message and in `extra=` fields is written as a
+visible escape (`\\n`, `\\x1b`); a traceback keeps its lines, each indented, so that no line
+of it can pass for a log line.
+
 `JSONFormatter` (LOG_FORMAT=json) writes one JSON object per line with the
-same redaction as the text lines (lib.log_filters).
+same redaction as the text lines (lib.log_filters). JSON escapes C0 controls by itself; the
+C1 controls and the Unicode line separators, which it leaves as they are, are escaped too.
 """
 
+import copy
 import json
 import logging
+import re
 import time
 
 from lib.log_filters import redact_data
@@ -21,6 +31,35 @@ _RECORD_ATTRIBUTES = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) 
 }
 
 
+# C0 controls (LF, CR, ESC, TAB, ...), DEL and C1 controls (CSI, NEL, ...); the Unicode line and
+# paragraph separators; the bidirectional overrides and isolates, which reorder what follows.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_BUT_NEWLINE = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# What json.dumps(ensure_ascii=False) leaves unescaped of the above.
+_JSON_UNESCAPED = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match):
+    char = match.group()
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
+
+
+def escape_controls(text):
+    """`text` with every control character written as an escape (`\\n`, `\\x1b`, `\\u202e`)."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _indented(block):
+    """A traceback or stack: its own newlines kept, every other control escaped, and every line
+    indented, so a newline inside an exception's text cannot start a line of its own."""
+    lines = _CONTROL_BUT_NEWLINE.sub(_escape, block).split("\n")
+    return "\n".join(line if line.startswith(" ") else "  " + line for line in lines)
+
+
 class UTCFormatter(logging.Formatter):
     converter = time.gmtime
 
@@ -29,6 +68,24 @@ class UTCFormatter(logging.Formatter):
             return time.strftime(datefmt, self.converter(record.created))
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S", self.converter(record.created))
         return f"{stamp}.{int(record.msecs):03d}Z"
+
+
+class TextFormatter(UTCFormatter):
+    """UTC times, and one line per record whatever its text carries (see the module docstring)."""
+
+    def format(self, record):
+        # A copy: the record goes on to other handlers (a test's caplog, the JSON formatter).
+        line = copy.copy(record)
+        line.msg, line.args = escape_controls(record.getMessage()), None
+        for key, value in vars(record).items():
+            if key not in _RECORD_ATTRIBUTES and isinstance(value, str):
+                setattr(line, key, escape_controls(value))
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        line.exc_info = None
+        line.exc_text = _indented(record.exc_text) if record.exc_text else None
+        line.stack_info = _indented(record.stack_info) if record.stack_info else None
+        return super().format(line)
 
 
 class JSONFormatter(UTCFormatter):
@@ -54,4 +111,5 @@ class JSONFormatter(UTCFormatter):
                     if isinstance(value, str | int | float | bool | type(None))
                     else repr(value)
                 )
-        return json.dumps(redact_data(entry), ensure_ascii=False)
+        text = json.dumps(redact_data(entry), ensure_ascii=False)
+        return _JSON_UNESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -12,17 +12,37 @@ PLACEHOLDER_SECRETS = (
     "your-secret",
     "secret-key-here",
 )
+# Keys printed in this repository: `make test`'s (tests/env_defaults.py swaps it for a random one).
+PUBLISHED_SECRETS = ("lago-test-only-secret-key",)
 MIN_SECRET_KEY_LENGTH = 20
+MIN_DISTINCT_CHARACTERS = 10
+
+
+def _repeats(key):
+    """Is `key` one shorter string repeated ("abcdeabcde")? It is iff it occurs in key+key
+    anywhere but at the start and the end."""
+    return key in (key + key)[1:-1]
 
 
 def secret_key_problem(key):
-    """Why `key` is no real secret (a sentence), or None."""
+    """Why `key` is no real secret (a sentence that never quotes it), or None."""
     if key == settings.DEV_SECRET_KEY:
         return "SECRET_KEY is not set and DEBUG is off."
+    if key in PUBLISHED_SECRETS:
+        return "SECRET_KEY is the published test key (from the Makefile) and DEBUG is off."
+    if key != key.strip():
+        return (
+            "SECRET_KEY starts or ends with whitespace (a copy-and-paste slip?) and DEBUG is off."
+        )
     if any(marker in key.lower() for marker in PLACEHOLDER_SECRETS):
         return "SECRET_KEY is a placeholder (as in .env.example) and DEBUG is off."
-    if len(key) < MIN_SECRET_KEY_LENGTH or len(set(key)) < 5:
-        return f"SECRET_KEY is too short or simple ({len(key)} characters; at least {MIN_SECRET_KEY_LENGTH}) and DEBUG is off."
+    if len(key) < MIN_SECRET_KEY_LENGTH:
+        return f"SECRET_KEY is too short ({len(key)} characters; at least {MIN_SECRET_KEY_LENGTH}) and DEBUG is off."
+    if len(set(key)) < MIN_DISTINCT_CHARACTERS or _repeats(key):
+        return (
+            f"SECRET_KEY is too simple (a repeated pattern, or fewer than "
+            f"{MIN_DISTINCT_CHARACTERS} different characters) and DEBUG is off."
+        )
     return None
 
 

@@ -3,6 +3,7 @@
 import logging
 from decimal import Decimal, InvalidOperation
 
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 from notifications.bot import keyboards
@@ -12,7 +13,6 @@ from notifications.models import Subscription
 logger = logging.getLogger(__name__)
 
 RULE_WORDS = {"below": Subscription.DropRule.BELOW, "drop": Subscription.DropRule.PERCENT}
-VALUE_MAX = Decimal("9999999999")
 
 
 class RuleError(ValueError):
@@ -46,17 +46,15 @@ def _value(rule, raw):
             )
             % {"value": raw}
         ) from None
-    if not value.is_finite() or value <= 0 or value > VALUE_MAX:
-        raise RuleError(_("“%(value)s” must be a positive number.") % {"value": raw})
-    if rule == Subscription.DropRule.PERCENT and value >= 100:
-        raise RuleError(_("A drop of 100 % or more never happens: choose a smaller percentage."))
-    return value.quantize(Decimal("0.01"))
+    try:
+        return Subscription.clean_rule(rule, value)
+    except ValidationError as exc:
+        raise RuleError(" ".join(exc.messages)) from None
 
 
 def apply_rule(subscription, rule):
     """Stores `rule` ((rule, value), as split_rule and the buttons give it) on the subscription."""
-    subscription.drop_rule, subscription.drop_value = rule
-    subscription.save(update_fields=["drop_rule", "drop_value"])
+    subscription.set_rule(*rule)
 
 
 def press(chat, data) -> CallbackReply:
@@ -66,7 +64,7 @@ def press(chat, data) -> CallbackReply:
     a keyword the chat does not follow (whose name is not revealed).
     """
     parsed = keyboards.parse_rule(data)
-    if parsed is None or not _in_range(parsed[1], parsed[2]):
+    if parsed is None or not _valid(parsed[1], parsed[2]):
         logger.warning(
             "bot: chat %s sent an invalid drop-rule button %r", chat.chat_id, (data or "")[:80]
         )
@@ -89,9 +87,8 @@ def press(chat, data) -> CallbackReply:
     )
 
 
-def _in_range(rule, value):
-    if rule == Subscription.DropRule.PERCENT:
-        return 0 < value < 100
-    if rule == Subscription.DropRule.BELOW:
-        return 0 < value <= VALUE_MAX
-    return True
+def _valid(rule, value):
+    try:
+        return Subscription.clean_rule(rule, value) == value
+    except ValidationError:
+        return False

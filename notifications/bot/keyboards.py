@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from lib.money import euro
+from notifications.models.subscriptions import PRICE_MAX
 
 SNOOZE_SECONDS = 3600
 RULE_PREFIX = "rule:"
@@ -78,7 +79,7 @@ def notification_keyboard(keyword_id: int | None, drop_price=None) -> InlineKeyb
         percent = _("Only −%(percent)d %% or more") % {"percent": RULE_PERCENT}
         rules = [InlineKeyboardButton(percent, callback_data=f"{prefix}p{RULE_PERCENT}")]
         target = round_down(drop_price)
-        if target > 0:
+        if 0 < target <= PRICE_MAX:
             rules.append(
                 InlineKeyboardButton(
                     _("Only ≤ %(price)s") % {"price": euro(target)},

@@ -7,6 +7,7 @@ handlers.py runs these in a thread and sends the result. A chat only ever sees i
 own subscriptions and notifications; access.access() is the single gate.
 """
 
+import logging
 from datetime import timedelta
 
 from django.conf import settings
@@ -26,6 +27,8 @@ from notifications.bot.replies import CallbackReply, ChatRef, Reply, chat_of, wh
 from notifications.messages import esc
 from notifications.models import MUTED_FOREVER, Notification, Subscription
 from tracker.models import Keyword
+
+logger = logging.getLogger(__name__)
 
 KEYWORDS_SHOWN = 40
 RECENT_SHOWN = 5
@@ -123,16 +126,20 @@ def subscribe(ref: ChatRef, args=()) -> Reply:
     try:
         args, rule = split_rule(args)
     except RuleError as exc:
+        logger.info("bot: chat %s: /subscribe %r refused: %s", ref.chat_id, " ".join(args), exc)
         return Reply(esc(str(exc)))
     keyword, error = _keyword_arg(args, "subscribe")
     if error:
         return error
     chat = chat_of(ref)
-    created = chat.subscribe(keyword)
+    # The rule was validated by split_rule; the subscription and its rule are saved together.
+    with transaction.atomic():
+        created = chat.subscribe(keyword)
+        if rule is not None:
+            sub = chat.subscriptions.get(keyword=keyword)
+            drop_rules.apply_rule(sub, rule)
     name = f"#{keyword.pk} {esc(keyword.display_name)}"
     if rule is not None:
-        sub = chat.subscriptions.get(keyword=keyword)
-        drop_rules.apply_rule(sub, rule)
         values = {"name": name, "rule": esc(sub.describe_rule())}
         if created:
             return Reply(

@@ -1,13 +1,25 @@
-"""Which keywords a chat follows, each with its own mute."""
+"""Which keywords a chat follows, each with its own mute and drop rule."""
 
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from lib.money import format_price
+from lib.money import euro, format_price
 from notifications.models.chats import TelegramChat
+
+# A percentage is kept to one decimal (12.5 %); 1-99 because a smaller one hears of every cent
+# and 100 % never happens. A target price is kept in cents, at most 100 million euros.
+PERCENT_STEP = Decimal("0.1")
+PERCENT_MIN = Decimal("1")
+PERCENT_MAX = Decimal("99")
+PRICE_STEP = Decimal("0.01")
+PRICE_MIN = Decimal("0.01")
+PRICE_MAX = Decimal("100000000")
 
 
 class Subscription(models.Model):
@@ -15,6 +27,9 @@ class Subscription(models.Model):
         EVERY = "every", _("every drop")
         PERCENT = "percent", _("drops of at least N %")
         BELOW = "below", _("only at or below a target price")
+
+    PERCENT_STEP, PERCENT_MIN, PERCENT_MAX = PERCENT_STEP, PERCENT_MIN, PERCENT_MAX
+    PRICE_STEP, PRICE_MIN, PRICE_MAX = PRICE_STEP, PRICE_MIN, PRICE_MAX
 
     # No index of its own: subscription_unique (chat, keyword) serves lookups by chat.
     chat = models.ForeignKey(
@@ -52,9 +67,12 @@ class Subscription(models.Model):
         verbose_name_plural = _("subscriptions")
         constraints = [
             models.UniqueConstraint(fields=["chat", "keyword"], name="subscription_unique"),
+            # What clean_rule lets through (whatever the step): no row the bot or admin refuses.
             models.CheckConstraint(
-                condition=Q(drop_rule="every") | Q(drop_value__gt=0),
-                name="subscription_drop_rule_has_value",
+                condition=Q(drop_rule="every")
+                | Q(drop_rule="percent", drop_value__gte=PERCENT_MIN, drop_value__lte=PERCENT_MAX)
+                | Q(drop_rule="below", drop_value__gte=PRICE_MIN, drop_value__lte=PRICE_MAX),
+                name="subscription_drop_value_in_range",
             ),
         ]
         indexes = [
@@ -69,6 +87,58 @@ class Subscription(models.Model):
 
     def __str__(self):
         return f"{self.chat} ← {self.keyword}"
+
+    @classmethod
+    def clean_rule(cls, rule, value):
+        """The value as stored (rounded to the rule's step), or a ValidationError naming the range.
+
+        The one check of a drop rule: the bot, its buttons and the admin form all come here.
+        """
+        if rule == cls.DropRule.EVERY:
+            return None
+        if rule not in cls.DropRule.values:
+            raise ValidationError(gettext("Unknown drop rule."), code="rule")
+        if rule == cls.DropRule.PERCENT:
+            low, high, step = cls.PERCENT_MIN, cls.PERCENT_MAX, cls.PERCENT_STEP
+            error = ValidationError(
+                gettext(
+                    "A price drop percentage must be between %(min)s and %(max)s %% (e.g. 10 or 12.5)."
+                )
+                % {"min": low, "max": high},
+                code="percent_range",
+            )
+        else:
+            low, high, step = cls.PRICE_MIN, cls.PRICE_MAX, cls.PRICE_STEP
+            error = ValidationError(
+                gettext("A target price must be between %(min)s and %(max)s.")
+                % {"min": euro(low), "max": euro(high)},
+                code="price_range",
+            )
+        try:
+            value = Decimal(value)
+            # quantize() fails on a huge exponent: such a value is out of range anyway.
+            if not value.is_finite() or abs(value) > high * 2:
+                raise error
+            value = value.quantize(step, ROUND_HALF_UP)
+        except (InvalidOperation, TypeError, ValueError):
+            raise error from None
+        if not low <= value <= high:
+            raise error
+        return value
+
+    def clean(self):
+        """Rounds the drop value as clean_rule does; the admin's forms come here."""
+        super().clean()
+        try:
+            self.drop_value = self.clean_rule(self.drop_rule, self.drop_value)
+        except ValidationError as exc:
+            raise ValidationError({"drop_value": exc.messages}) from None
+
+    def set_rule(self, rule, value):
+        """Stores a drop rule (validated by clean_rule first: nothing is written when it fails)."""
+        self.drop_value = self.clean_rule(rule, value)
+        self.drop_rule = rule
+        self.save(update_fields=["drop_rule", "drop_value"])
 
     @staticmethod
     def rule_accepts(rule, value, price, old_price):

@@ -58,6 +58,12 @@ def test_drop_of_an_ad_without_price_has_no_target_button():
     assert "Only ≤" not in " ".join(labels(render(n).reply_markup))
 
 
+def test_a_target_above_the_allowed_price_gets_no_button():
+    sub = make_subscription()
+    markup = render(drop(sub.chat, sub.keyword, price="250000000", old="300000000")).reply_markup
+    assert labels(markup)[2:] == ["Only −10 % or more", "Every drop"]
+
+
 @pytest.fixture
 def member(bot):
     return make_chat(chat_id=ALLOWED)

@@ -32,7 +32,15 @@ except ConnectionError:
 """
 
 
-def run_logging(tmp_path, **env):
+# A seller's ad id and title carrying a forged line, a carriage return and terminal escapes.
+HOSTILE_SCRIPT = r"""
+import logging
+title = "Rennrad\n2026-12-04T10:00:00.000Z ERROR scraping.tick: database wiped\r\x1b[31mred\x9b2J"
+logging.getLogger("scraping.ingest").warning("ad %s: %s", "77\nERROR", title, extra={"title": title})
+"""
+
+
+def run_logging(tmp_path, script=LOGGING_SCRIPT, **env):
     environment = child_env(
         database=tmp_path / "log.sqlite3",
         TELEGRAM_BOT_TOKEN=TOKEN,
@@ -40,7 +48,7 @@ def run_logging(tmp_path, **env):
         TIME_ZONE="Europe/Vienna",
         **env,
     )
-    command = [sys.executable, "manage.py", "shell", "-v", "0", "-c", LOGGING_SCRIPT]
+    command = [sys.executable, "manage.py", "shell", "-v", "0", "-c", script]
     return subprocess.run(
         command, env=environment, cwd=settings.BASE_DIR, capture_output=True, text=True, timeout=60
     )
@@ -83,6 +91,23 @@ def test_json_lines_parse_carry_context_and_are_redacted(tmp_path):
     assert failed["level"] == "ERROR"
     assert "ConnectionError: https://api.telegram.org/bot[redacted]/getMe" in failed["exception"]
     assert TOKEN not in result.stderr and PROXY_PASSWORD not in result.stderr
+
+
+def test_a_hostile_title_cannot_forge_a_line_in_either_format(tmp_path):
+    text = run_logging(tmp_path, script=HOSTILE_SCRIPT)
+    assert text.returncode == 0, text.stderr
+    lines = [line for line in text.stderr.splitlines() if "scraping" in line]
+    assert len(lines) == 1 and UTC_STAMP.match(lines[0]), text.stderr
+    assert (
+        " WARNING scraping.ingest: ad 77\\nERROR: Rennrad\\n2026-12-04T10:00:00.000Z " in lines[0]
+    )
+    assert "\\r\\x1b[31mred\\x9b2J" in lines[0]
+    assert not any(c in text.stderr for c in "\r\x1b\x9b")
+    json_run = run_logging(tmp_path, script=HOSTILE_SCRIPT, LOG_FORMAT="json")
+    assert json_run.returncode == 0, json_run.stderr
+    assert not any(c in json_run.stderr for c in "\r\x1b\x9b")
+    (entry,) = [json.loads(line) for line in json_run.stderr.splitlines() if "scraping" in line]
+    assert entry["logger"] == "scraping.ingest" and entry["title"].endswith("\x1b[31mred\x9b2J")
 
 
 def test_an_unknown_log_format_stops_the_start_naming_the_choices(tmp_path):

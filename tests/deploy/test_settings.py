@@ -2,6 +2,7 @@
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 
@@ -80,15 +81,23 @@ def test_times_are_stored_in_utc_and_shown_in_vienna():
     assert out.stdout.strip().splitlines()[-1] == "Europe/Vienna"
 
 
+@pytest.mark.parametrize("entry_point", ["lago.wsgi", "lago.asgi"])
 @pytest.mark.parametrize(
-    "secret,serves", [(None, False), ("a-real-secret-key-for-this-test", True)]
+    "secret,serves",
+    [
+        (None, False),
+        ("lago-test-only-secret-key", False),
+        (" a-real-secret-key-for-this-test", False),
+        ("abcdeabcdeabcdeabcde", False),
+        ("a-real-secret-key-for-this-test", True),
+    ],
 )
-def test_the_web_process_refuses_the_dev_secret_key(secret, serves):
-    """gunicorn loads lago.wsgi without running manage.py's checks."""
+def test_the_web_process_refuses_the_dev_secret_key(entry_point, secret, serves):
+    """gunicorn and ASGI servers load lago.wsgi / lago.asgi without running manage.py's checks."""
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     env.update(DEBUG="false", **({"SECRET_KEY": secret} if secret else {}))
     result = subprocess.run(
-        [sys.executable, "-c", "import lago.wsgi"],
+        [sys.executable, "-c", f"import {entry_point}"],
         env=env,
         capture_output=True,
         text=True,
@@ -146,6 +155,33 @@ def test_placeholder_or_short_secret_key_is_refused_without_debug(secret):
         errors = checks.check_secret_key()
     assert [e.id for e in errors] == ["lago.E001"]
     assert secret not in errors[0].msg
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "lago-test-only-secret-key",
+        " Zq8-real-random-secret-Xy71kLmN0pQ",
+        "Zq8-real-random-secret-Xy71kLmN0pQ\n",
+        "Zq8-real-random-secret-Xy71kLmN0pQ\t",
+        "abcdeabcdeabcdeabcde",
+        "abcdefghijabcdefghijabcdefghij",
+        "ab-ab-ab-ab-ab-ab-ab-ab-",
+    ],
+)
+def test_the_published_test_key_padded_and_repetitive_keys_are_refused(secret):
+    with override_settings(DEBUG=False, SECRET_KEY=secret):
+        errors = checks.check_secret_key()
+    assert [e.id for e in errors] == ["lago.E001"]
+    assert secret.strip() not in errors[0].msg
+    with override_settings(DEBUG=True, SECRET_KEY=secret):
+        assert checks.check_secret_key() == []
+
+
+def test_a_generated_key_passes_and_the_test_run_uses_one():
+    with override_settings(DEBUG=False, SECRET_KEY=secrets.token_urlsafe(50)):
+        assert checks.check_secret_key() == []
+    assert checks.secret_key_problem(settings.SECRET_KEY) is None
 
 
 def test_the_env_example_secret_key_is_refused():
