@@ -60,12 +60,13 @@ def guard(sender, task, **kwargs):
     if not reason:
         return
     logger.error(
-        "refused task %s (%s): %s; args=%.200r kwargs=%.200r",
+        "refused task %s (%s): %s; args=%.200r kwargs=%.200r options=%.300r",
         task.get("name"),
         task.get("id"),
         reason,
         task.get("args"),
         task.get("kwargs"),
+        {key: task[key] for key in CALLING_OPTIONS if key in task},
     )
     kept = {key: task[key] for key in ("id", "name", "group", "cluster", "started") if key in task}
     task.clear()
