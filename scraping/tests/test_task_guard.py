@@ -21,6 +21,8 @@ def queued():
     return {task.get("group"): task for task in tasks}
 
 
+# django-q2's scheduler closes the connection when it is inside a transaction (the test's).
+@pytest.mark.django_db(transaction=True)
 def test_the_exploit_schedule_enqueues_a_refused_task_beside_the_real_tick(caplog):
     call_command("setup_schedules", verbosity=0)
     past = timezone.now() - timezone.timedelta(minutes=1)
