@@ -62,8 +62,12 @@ def act(client, model, action, *objects):
     )
 
 
-def test_nobody_adds_a_schedule(admin_client):
-    assert admin_client.get(reverse("admin:django_q_schedule_add")).status_code == 403
+def test_nobody_adds_a_schedule(admin_client, tick):
+    add = reverse("admin:django_q_schedule_add")
+    assert admin_client.get(add).status_code == 403
+    data = {"name": "evil", "func": "scraping.tick.tick", "kwargs": EXPLOIT_KWARGS}
+    assert admin_client.post(add, {**data, "schedule_type": "I", "minutes": "1"}).status_code == 403
+    assert list(Schedule.objects.values_list("name", flat=True)) == ["lago-tick"]
     changelist = admin_client.get(reverse("admin:django_q_schedule_changelist"))
     assert reverse("admin:django_q_schedule_add") not in changelist.content.decode()
 
