@@ -4,6 +4,7 @@ Every variable has a default that works for local use; `make run` needs none.
 Parsing is strict: `DEBUG=yes-please` is an error, not False.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 from lago.env import read_env, secret
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_q",
+    "axes",
     # Lago's apps, lowest layer first; each imports only the ones above it in this list.
     "tracker",
     "notifications",
@@ -64,6 +66,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "lago.urls"
@@ -298,12 +302,35 @@ RETENTION_RUNS_DAYS = env.int("RETENTION_RUNS_DAYS", default=30)
 # Sent, cancelled and dead notifications older than this are deleted (pending never).
 RETENTION_NOTIFICATIONS_DAYS = env.int("RETENTION_NOTIFICATIONS_DAYS", default=90)
 
+# --- Login throttling (django-axes; README "Login throttling") --------------
+
+# LOGIN_FAILURE_LIMIT wrong passwords in a row for one username or from one address lock both out
+# for LOGIN_COOLOFF_MINUTES: the next attempt is refused even with the right password.
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=6)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+# Refused attempts do not push the end of the cool-off further out.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "lago.login_throttling.lockout_response"
+# The proxy's X-Forwarded-For only when BEHIND_HTTPS_PROXY says there is one (lago/login_throttling.py).
+AXES_CLIENT_IP_CALLABLE = "lago.login_throttling.client_ip"
+AXES_VERBOSE = False
+# Log lines name the address; the username stays masked (people type passwords into it).
+AXES_SENSITIVE_PARAMETERS = ["username"]
+AUTHENTICATION_BACKENDS = [
+    "lago.login_throttling.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 # --- Logging ---------------------------------------------------------------
 
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
 # "text" or "json" (one object per line); times in UTC either way (lib/log_format.py).
 LOG_FORMAT = check_log_format(env.str("LOG_FORMAT", default="text"))
 LOGGING = logging_config(LOG_LEVEL, LOG_FORMAT)
+# django-axes: failures and lockouts at WARNING; its INFO lines repeat them.
+LOGGING["loggers"]["axes"] = {"level": "WARNING"}
 
 # Error tracking (Sentry or GlitchTip): ERROR log lines and uncaught exceptions become events,
 # scrubbed.

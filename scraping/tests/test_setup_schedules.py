@@ -33,3 +33,18 @@ def test_dry_run_changes_nothing(capsys):
 def test_catch_up_is_off():
     # A cluster back from downtime must not fire one tick per missed minute.
     assert settings.Q_CLUSTER["catch_up"] is False
+
+
+def test_resets_what_the_tick_runs_and_pauses_other_schedules(capsys):
+    from scraping.tests.test_schedule_admin import EXPLOIT_KWARGS
+
+    Schedule.objects.create(
+        name="lago-tick", func="os.system", hook="os.system", args="'id'", kwargs=EXPLOIT_KWARGS
+    )
+    Schedule.objects.create(name="evil", func="os.system", args="'id'")
+    call_command("setup_schedules")
+    tick = Schedule.objects.get(name="lago-tick")
+    assert tick.func == "scraping.tick.tick"
+    assert not (tick.hook or tick.args or tick.kwargs or tick.cluster)
+    assert Schedule.objects.get(name="evil").repeats == 0
+    assert "Paused schedule 'evil' (os.system)" in capsys.readouterr().out
