@@ -19,8 +19,8 @@ def clamp_drop_values(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('notifications', '0010_pace_reserve_takes_the_arrival'),
-        ('tracker', '0012_ad_title_trgm'),
+        ('notifications', '0002_drop_pace_functions'),
+        ('tracker', '0001_squashed_0012_ad_title_trgm'),
     ]
 
     operations = [
