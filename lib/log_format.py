@@ -23,6 +23,7 @@ import re
 import time
 
 from lib.log_filters import redact_data
+from lib.printable import OTHER_CONTROLS, printable
 
 # The attributes every LogRecord has; anything else came in through `extra=`.
 _RECORD_ATTRIBUTES = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
@@ -31,32 +32,14 @@ _RECORD_ATTRIBUTES = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) 
 }
 
 
-# C0 controls (LF, CR, ESC, TAB, ...), DEL and C1 controls (CSI, NEL, ...); the Unicode line and
-# paragraph separators; the bidirectional overrides and isolates, which reorder what follows.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_CONTROL_BUT_NEWLINE = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-)
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-# What json.dumps(ensure_ascii=False) leaves unescaped of the above.
-_JSON_UNESCAPED = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def _escape(match):
-    char = match.group()
-    code = ord(char)
-    return _NAMED.get(char) or (f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
-
-
-def escape_controls(text):
-    """`text` with every control character written as an escape (`\\n`, `\\x1b`, `\\u202e`)."""
-    return _CONTROL.sub(_escape, text)
+# What json.dumps(ensure_ascii=False) leaves unescaped of the controls `printable` escapes.
+_JSON_UNESCAPED = re.compile(f"[{OTHER_CONTROLS}]")
 
 
 def _indented(block):
     """A traceback or stack: its own newlines kept, every other control escaped, and every line
     indented, so a newline inside an exception's text cannot start a line of its own."""
-    lines = _CONTROL_BUT_NEWLINE.sub(_escape, block).split("\n")
+    lines = printable(block, keep_newlines=True).split("\n")
     return "\n".join(line if line.startswith(" ") else "  " + line for line in lines)
 
 
@@ -76,10 +59,10 @@ class TextFormatter(UTCFormatter):
     def format(self, record):
         # A copy: the record goes on to other handlers (a test's caplog, the JSON formatter).
         line = copy.copy(record)
-        line.msg, line.args = escape_controls(record.getMessage()), None
+        line.msg, line.args = printable(record.getMessage()), None
         for key, value in vars(record).items():
             if key not in _RECORD_ATTRIBUTES and isinstance(value, str):
-                setattr(line, key, escape_controls(value))
+                setattr(line, key, printable(value))
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
         line.exc_info = None

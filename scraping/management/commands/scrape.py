@@ -8,13 +8,13 @@
 
 A query that is not a saved keyword is always a dry run: ads need a keyword to belong to.
 Marketplace text (titles, ids, error details) is printed with its control characters
-escaped (lib.terminal.printable): a title must not drive the operator's terminal.
+escaped (lib.printable.printable): a title must not drive the operator's terminal.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
 from lib.money import format_price
-from lib.terminal import printable
+from lib.printable import printable
 from scraping.claims import claim_keyword_now
 from scraping.ingest import passes_filters
 from scraping.models import ScrapeRun

@@ -1,8 +1,8 @@
-"""lib.terminal.printable: marketplace text cannot drive the terminal it is printed on."""
+"""lib.printable.printable: marketplace text cannot drive the terminal it is printed on."""
 
 import pytest
 
-from lib.terminal import printable
+from lib.printable import printable
 
 
 @pytest.mark.parametrize(
