@@ -1,5 +1,5 @@
-"""Benchmark: the quiet-hours hold step (notifications/quiet.py) that runs before every sending
-round.
+"""Benchmark: the quiet-hours hold step (Notification.objects.hold_for_quiet_hours) that runs
+before every sending round.
 
 2,000 active chats, 1,000 of them inside their quiet hours (in 4 time zones), 500 with quiet hours
 elsewhere in the day, 500 without; 10 due rows each (20,000). Measures hold(now) when it moves the
@@ -75,7 +75,9 @@ def main():
     db = setup_django()
     from django.utils import timezone
 
-    from notifications.quiet import hold
+    from notifications.models import Notification
+
+    hold = Notification.objects.hold_for_quiet_hours
 
     now = timezone.now()
     seed(now)

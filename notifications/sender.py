@@ -28,7 +28,7 @@ from django.db.models import Count, F, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone, translation
 
-from notifications import quiet, telegram
+from notifications import telegram
 from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
 from notifications.models import Notification
 from notifications.outcome_log import LOST, RETRY_S, OutcomeLog
@@ -100,7 +100,7 @@ def process_queue(limit=None) -> int:
         )
         return 0
     now = timezone.now()
-    quiet.hold(now)
+    Notification.objects.hold_for_quiet_hours(now)
     Notification.objects.cancel_for_inactive_chats()
     Notification.objects.expire_exhausted(now)
     plan = build_plan(now, limit or settings.NOTIFY_BATCH)

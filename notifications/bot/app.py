@@ -32,7 +32,7 @@ from telegram.ext import (
 from telegram.request import HTTPXRequest
 
 from lib.log_filters import redact
-from notifications.bot import admin_commands, handlers, services
+from notifications.bot import admin_commands, commands, handlers
 from notifications.models import TelegramChat
 from notifications.telegram import bot_request
 from tracker.models import Heartbeat
@@ -143,7 +143,7 @@ def add_handlers(app: Application):
     # Group -1: the access gate; it stops the update for chats that are not active.
     app.add_handler(TypeHandler(Update, handlers.gate), group=-1)
     app.add_handler(CommandHandler("start", handlers.start))
-    for name, service in services.COMMANDS.items():
+    for name, service in commands.COMMANDS.items():
         app.add_handler(CommandHandler(name, handlers.command(service)))
     for admin_command in admin_commands.all_commands():
         app.add_handler(CommandHandler(admin_command.name, handlers.command(admin_command.func)))

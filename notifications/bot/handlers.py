@@ -15,7 +15,7 @@ from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from lib.log_filters import redact
-from notifications.bot import access, services
+from notifications.bot import access, commands
 from notifications.bot.replies import ChatRef, Reply, localized
 from notifications.messages import esc
 from notifications.models import TelegramChat
@@ -163,7 +163,7 @@ async def not_a_command(update: Update, context: ContextTypes.DEFAULT_TYPE):
 
 async def button(update: Update, context: ContextTypes.DEFAULT_TYPE):
     query = update.callback_query
-    result = await run_db(context, localized(services.callback), chat_ref(update), query.data)
+    result = await run_db(context, localized(commands.callback), chat_ref(update), query.data)
     await query.answer(result.toast[:200], show_alert=result.alert)
     if query.message is None:
         return

@@ -1,4 +1,4 @@
-"""What bot services take and give: the calling chat, a reply, a button's answer."""
+"""What bot commands take and give: the calling chat, a reply, a button's answer."""
 
 from dataclasses import dataclass, field
 

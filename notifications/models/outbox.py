@@ -2,6 +2,7 @@
 
 import logging
 import uuid
+from collections import defaultdict
 from datetime import timedelta
 from decimal import Decimal
 
@@ -53,6 +54,33 @@ MAX_ATTEMPTS = len(BACKOFF) + 1
 
 
 class NotificationQuerySet(models.QuerySet):
+    def hold_for_quiet_hours(self, now) -> int:
+        """Defers the due rows of chats inside their quiet hours to the window's end (without
+        counting an attempt); returns how many. When the window ends they are due together and
+        the sender's per-chat grouping sends them as one digest. Alerts (admin alerts, the
+        welcome after an approval) are never held: an operator must hear of a failing scraper
+        at night, and a welcome answers an action the chat is waiting for."""
+        # Only due rows: a row claimed by a sender (next_attempt_at = its lease) is left alone,
+        # and the UPDATE re-checks the condition, so a concurrent claim wins or loses cleanly.
+        waiting = self.due(now).exclude(kind=Notification.Kind.ALERT)
+        by_end = defaultdict(list)
+        # Chats with rows to hold (an uncorrelated IN: one pass over the due rows, on SQLite too).
+        chats = TelegramChat.objects.filter(pk__in=waiting.values("chat_id"))
+        for chat_pk, end in chats.quiet_until(now).items():
+            by_end[end].append(chat_pk)
+        held = 0
+        for end, chat_pks in by_end.items():
+            count = waiting.filter(chat_id__in=chat_pks).update(next_attempt_at=end)
+            if count:
+                logger.info(
+                    "notifications: %d notifications of %d chats held for quiet hours until %s",
+                    count,
+                    len(chat_pks),
+                    end.isoformat(),
+                )
+            held += count
+        return held
+
     def pending(self):
         return self.filter(status=Notification.Status.PENDING)
 

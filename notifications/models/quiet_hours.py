@@ -1,6 +1,6 @@
 """A chat's quiet hours (/quiet 22-7): the fields and the window arithmetic, kept out of chats.py.
 
-The hold step that applies them to the outbox is notifications/quiet.py.
+The hold step that applies them to the outbox is NotificationQuerySet.hold_for_quiet_hours.
 """
 
 from datetime import UTC, datetime, timedelta

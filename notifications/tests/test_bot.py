@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from notifications.bot import access, services
+from notifications.bot import access, commands
 from notifications.models import MUTED_FOREVER, Notification, Subscription, TelegramChat
 from notifications.tests.conftest import ADMIN, ALLOWED
 from tests.factories import make_chat, make_keyword, make_notification, make_subscription
@@ -425,7 +425,7 @@ def test_handler_errors_are_logged_with_the_update_and_the_chat_is_told(
             def filter(**kwargs):
                 raise RuntimeError("database on fire")
 
-    monkeypatch.setattr(services, "Keyword", Broken)
+    monkeypatch.setattr(commands, "Keyword", Broken)
     [reply] = bot.send(ALLOWED, "/keywords")
     assert "Something went wrong" in reply
     [record] = [

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from django.utils import translation
 
-from notifications.bot import services
+from notifications.bot import commands
 from notifications.bot.replies import ChatRef
 from notifications.models import Notification, TelegramChat
 from notifications.models.chats import chat_language
@@ -160,5 +160,5 @@ def test_status_lists_the_welcome_in_the_chats_language(telegram):
     chat = make_chat(status=TelegramChat.Status.PENDING)
     chat.approve()
     assert process_queue() == 1
-    text = services.status(ChatRef(chat.chat_id)).text
+    text = commands.status(ChatRef(chat.chat_id)).text
     assert "Nachrichten: 🔔 an" in text and "✅ Ein Admin hat diesen Chat freigegeben" in text

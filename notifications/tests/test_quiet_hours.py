@@ -9,7 +9,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from notifications.models import Notification, TelegramChat
-from notifications.quiet import hold
 from notifications.sender import process_queue
 from notifications.tests.conftest import ALLOWED
 from tests.factories import make_chat, make_notification
@@ -144,7 +143,7 @@ def test_other_chats_and_admin_alerts_are_not_held(telegram, time_machine):
         text="Keyword 1: no ads",
     )
     assert process_queue() == 2
-    assert hold(timezone.now()) == 0
+    assert Notification.objects.hold_for_quiet_hours(timezone.now()) == 0
 
 
 def test_hold_leaves_rows_that_are_not_due_alone(time_machine):
@@ -152,7 +151,7 @@ def test_hold_leaves_rows_that_are_not_due_alone(time_machine):
     chat = make_chat(quiet_start=time(22), quiet_end=time(7))
     later = timezone.now() + timedelta(minutes=4)  # a retry's backoff, or a sender's claim lease
     n = make_notification(chat=chat, next_attempt_at=later, attempts=2)
-    assert hold(timezone.now()) == 0
+    assert Notification.objects.hold_for_quiet_hours(timezone.now()) == 0
     assert refreshed(n).next_attempt_at == later
 
 
@@ -276,6 +275,6 @@ def test_admin_turning_quiet_hours_off_releases_held_rows(admin_client, time_mac
     time_machine.move_to(local(2026, 6, 10, 23, 0))
     chat = make_chat(quiet_start=time(22), quiet_end=time(7))
     n = make_notification(chat=chat)
-    assert hold(timezone.now()) == 1
+    assert Notification.objects.hold_for_quiet_hours(timezone.now()) == 1
     assert change_chat(admin_client, chat).status_code == 302
     assert refreshed(n).next_attempt_at <= timezone.now()

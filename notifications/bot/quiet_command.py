@@ -1,6 +1,6 @@
 """`/quiet 22-7 [Europe/Berlin]`, `/quiet off`, `/quiet`: a chat's quiet hours.
 
-Messages due inside the window wait in the outbox and come after it (notifications/quiet.py).
+Messages due inside the window wait in the outbox and come after it (Notification.objects.hold_for_quiet_hours).
 """
 
 import re

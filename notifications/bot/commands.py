@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from notifications.alerts import enqueue_admin_alert
-from notifications.bot import drop_rules, keyboards, quiet
+from notifications.bot import drop_rules, keyboards, quiet_command
 from notifications.bot.access import approve
 from notifications.bot.drop_rules import RuleError, split_rule
 from notifications.bot.durations import DurationError, describe, parse_duration
@@ -312,7 +312,7 @@ COMMANDS = {
     "status": status,
     "stop": stop,
     "add": add,
-    "quiet": quiet.quiet,
+    "quiet": quiet_command.quiet,
 }
 
 
