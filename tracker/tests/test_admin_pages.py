@@ -37,6 +37,12 @@ MACHINE_WRITTEN = {
     ("django_q", "success"),
     ("django_q", "failure"),
     ("django_q", "ormq"),
+    # Schedules are made by setup_schedules only.
+    ("django_q", "schedule"),
+    # Login attempts, written by django-axes.
+    ("axes", "accessattempt"),
+    ("axes", "accesslog"),
+    ("axes", "accessfailurelog"),
 }
 
 
