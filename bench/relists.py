@@ -1,4 +1,4 @@
-"""Relist matching (scraping.relists): one indexed query per page of 200 new ads.
+"""Relist matching (Ad.objects.match_new_ads): one indexed query per page of 200 new ads.
 
     .venv/bin/python bench/relists.py                                              # temp SQLite
     file
@@ -90,7 +90,7 @@ def main():
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
-    from scraping.relists import match_relists
+    from tracker.models import Ad
 
     now = timezone.now()
     seed(now)
@@ -98,7 +98,7 @@ def main():
     started = time.perf_counter()
     for page in pages():
         with CaptureQueriesContext(connection) as ctx:
-            matched += len(match_relists("willhaben", page, now))
+            matched += len(Ad.objects.match_new_ads("willhaben", page, now))
         queries += len(ctx)
         reset_queries()
     per_page_ms = (time.perf_counter() - started) * 1000 / PAGES

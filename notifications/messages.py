@@ -130,7 +130,7 @@ def _drop_line(notification):
 
 
 def _is_relist(notification, ad):
-    """A `new` row of an ad that relists a gone one (scraping.relists); the earlier ad may since be deleted."""
+    """A `new` row of an ad that relists a gone one (tracker.relists); the earlier ad may since be deleted."""
     return notification.kind == "new" and ad.relist_of_id is not None and ad.relist_of is not None
 
 

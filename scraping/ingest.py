@@ -18,7 +18,7 @@ What is stored and what is notified:
   moves when the ad changes, or when the ad is seen again more than an hour
   after the stored value, and then only that column in one bulk UPDATE.
   An ad marked gone that is seen again counts as changed (its gone_at is cleared).
-* Relists (scraping.relists): an ad new to the database that matches an ad gone
+* Relists (Ad.objects.match_new_ads, tracker.relists): an ad new to the database that matches an ad gone
   within RELIST_WINDOW_DAYS and names the same seller gets `relist_of`; the gone
   ad's last price counts as its previous price (a `PriceChange` when it differs), and its `new` rows carry
   that price as `old_price`, so the message says "relisted" instead of "new ad".
@@ -38,7 +38,6 @@ from django.utils import timezone
 
 from notifications.models import Notification, Subscription, TelegramChat
 from scraping.counts import RunCounts
-from scraping.relists import match_relists
 from tracker.models import Ad, KeywordAd, PriceChange
 from tracker.relists import title_key
 
@@ -91,7 +90,9 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=Non
                 source=source, external_id__in=[a.external_id for a in ads]
             ).values("id", "external_id", "last_seen_at", "gone_at", *CONTENT_FIELDS)
         }
-        relists = match_relists(source, [a for a in ads if a.external_id not in stored], now)
+        relists = Ad.objects.match_new_ads(
+            source, [a for a in ads if a.external_id not in stored], now
+        )
         ad_ids = _upsert_ads(ads, stored, source, now, relists)
         # A relist's previous price is the gone ad's last one.
         old_prices = {external_id: row["price"] for external_id, row in stored.items()}

@@ -14,6 +14,7 @@ never match.
 """
 
 import unicodedata
+from collections import defaultdict
 from datetime import timedelta
 from decimal import Decimal
 
@@ -69,6 +70,35 @@ class RelistQuerySet(models.QuerySet):
             .exclude(Exists(relisted))
             .order_by("-gone_at", "-pk")
         )
+
+    def match_new_ads(self, source, ads, now):
+        """{external id: the gone Ad it relists} for `ads` (parsed ads of `source` new to the
+        database: external_id, title, postcode, price, seller_id).
+
+        Only matches naming the same seller are linked. One query for the page. The most
+        recently gone match wins; each gone ad is taken by one new ad at most (the first on
+        the page).
+        """
+        keyed = [(ad, (title_key(ad.title), ad.postcode)) for ad in ads]
+        keyed = [(ad, key) for ad, key in keyed if key[0] and ad.seller_id]
+        if not keyed:
+            return {}
+        candidates = defaultdict(list)
+        found = self.relist_candidates(source, {key for _, key in keyed}, now)
+        for gone in found.only("pk", "title_key", "postcode", "price", "seller_id"):
+            candidates[(gone.title_key, gone.postcode)].append(gone)
+        matches, taken = {}, set()
+        for ad, key in keyed:
+            for gone in candidates[key]:
+                if (
+                    gone.pk not in taken
+                    and same_seller(gone.seller_id, ad.seller_id)
+                    and prices_match(gone.price, ad.price)
+                ):
+                    matches[ad.external_id] = gone
+                    taken.add(gone.pk)
+                    break
+        return matches
 
     def possible_earlier_listings(self, ad, limit=5):
         """Gone ads that `ad` may relist but that were not linked because a seller is unknown:

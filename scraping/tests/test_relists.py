@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from notifications.models import Notification
 from notifications.sender import process_queue
-from scraping.relists import match_relists
 from scraping.sources.base import ParsedAd
 from tests.factories import make_ad, make_keyword, make_subscription
 from tests.fakes.willhaben_factory import BASE_TIME, SELLER, make_raw_ad, make_raw_ads
@@ -200,5 +199,5 @@ def test_a_page_is_matched_in_one_query(django_assert_num_queries):
         for n in range(200)
     ]
     with django_assert_num_queries(1):
-        matches = match_relists("willhaben", page, now)
+        matches = Ad.objects.match_new_ads("willhaben", page, now)
     assert len(matches) == 50 and matches["x7"].title == "Gone bike 7"
