@@ -89,7 +89,7 @@ def test_the_digest_query_reads_no_chat_row(telegram, settings):
     assert TelegramChat._meta.db_table not in digest_rows
 
 
-def test_the_last_answer_of_a_round_reaches_the_pace_store_after_the_send(telegram, settings):
+def test_the_last_answer_of_a_round_reaches_the_send_pace_after_the_send(telegram, settings):
     """An answer rides on the next reservation (SharedPacer.record); the round's last one has
     none, so the round writes it before it returns."""
     chat = make_chat()
