@@ -1,5 +1,6 @@
 """Claimed runs become tasks through async_task; django-q2's own pusher, worker and monitor run
-them; a broker that cannot take them fails every run left, none is left running without a task."""
+them; a broker that cannot take them fails every run of the batch, none is left running without
+a task."""
 
 from multiprocessing import Event, Queue, Value
 
@@ -90,9 +91,9 @@ def test_redis_broker_gets_one_task_per_run_and_a_worker_runs_them(willhaben_ser
     assert_scraped(runs)
 
 
-def assert_all_failed_and_due(runs, running_left=0):
+def assert_all_failed_and_due(runs):
     now = timezone.now()
-    assert ScrapeRun.objects.running().count() == running_left, "a run left without a task"
+    assert not ScrapeRun.objects.running().exists(), "no run left running without a task"
     closed = ScrapeRun.objects.filter(pk__in=[run.pk for run in runs])
     assert set(closed.values_list("status", "error")) == {("failed", "enqueue_failed")}
     assert Keyword.objects.filter(
@@ -120,19 +121,17 @@ class BrokerFullAfterTwo(ORM):
         return super().enqueue(task)
 
 
-def test_a_broker_failing_midway_fails_the_runs_left_and_keeps_those_written():
+def test_a_broker_failing_midway_writes_no_task_and_fails_every_run():
     runs = claimed_runs(4)
-    assert enqueue_scrapes(runs, BrokerFullAfterTwo()) == 2
-    assert OrmQ.objects.count() == 2
-    written = ScrapeRun.objects.filter(pk__in=[run.pk for run in runs[:2]])
-    assert set(written.values_list("status", flat=True)) == {"running"}
-    assert_all_failed_and_due(runs[2:], running_left=2)
+    assert enqueue_scrapes(runs, BrokerFullAfterTwo()) == 0
+    assert OrmQ.objects.count() == 0, "the tasks written before the failure are rolled back"
+    assert_all_failed_and_due(runs)
 
 
 @pytest.mark.postgres
-def test_a_locked_queue_table_fails_every_run_left(settings):
-    """The first task's INSERT times out on a lock (a migration, VACUUM FULL): no task is written
-    and every run is failed, none left running without a task."""
+def test_a_locked_queue_table_fails_the_whole_orm_batch(settings):
+    """A task's INSERT times out on a lock (a migration, VACUUM FULL): no task is written and
+    every run of the batch is failed, never some written and others running without one."""
     runs = claimed_runs(3)
     dsn = connection.get_connection_params()
     with psycopg.connect(**{k: v for k, v in dsn.items() if k != "cursor_factory"}) as other:
