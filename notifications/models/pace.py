@@ -42,12 +42,12 @@ class SendPaceQuerySet(models.QuerySet):
             bot_free = _sane(slots[bot][0], now)
             chat_free, chat_owner = slots.get(chat, (0.0, owner))
             chat_free = _sane(chat_free, now)
+            at = max(now, bot_free)
             if chat_free > now:
                 slot = Slot(chat_free - now, "chat", chat_owner == owner)
-            elif max(now, bot_free) - now > max_wait:
-                slot = Slot(bot_free - now, "bot")
+            elif at - now > max_wait:
+                slot = Slot(at - now, "bot")
             else:
-                at = max(now, bot_free)
                 slot = Slot(at - now)
                 pushed.update({bot: (at + bot_interval, owner), chat: (at + chat_interval, owner)})
             self._write(pushed)
