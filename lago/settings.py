@@ -246,8 +246,8 @@ TELEGRAM_TIMEOUT_S = env.float("TELEGRAM_TIMEOUT_S", default=10.0)
 TELEGRAM_PROXY_URL = env.str("TELEGRAM_PROXY_URL", default="")
 # Telegram allows ~30 messages/s per bot; staying below it means normal operation never meets a 429.
 TELEGRAM_MAX_PER_SECOND = env.int("TELEGRAM_MAX_PER_SECOND", default=25)
-# One pace for the bot across every process and cluster, kept in the broker's store
-# (the database for Q_BROKER=orm, Redis for Q_BROKER=redis); off: each process paces itself.
+# One pace for the bot across every process and cluster, kept in the database (SendPace)
+# whichever the broker; off: each process paces itself.
 TELEGRAM_SHARED_PACE = env.bool("TELEGRAM_SHARED_PACE", default=True)
 # Rows one process_queue() call sends at most, and the wall-time it may spend pacing them.
 NOTIFY_BATCH = env.int("NOTIFY_BATCH", default=50)

@@ -7,15 +7,24 @@ would allow twice the rate inside one second) and a next-free slot per chat.
 
 Monotonic time: wall-clock jumps (NTP, time-machine in tests) must not stall or burst.
 A Pacer paces one process. A SharedPacer (TELEGRAM_SHARED_PACE, the default) also
-reserves every send in the broker's store (notifications/pace_store.py), so all
-processes of all clusters on one bot keep one pace together.
+reserves every send in the SendPace table (notifications/models/pace.py), so all
+processes of all clusters on one bot keep one pace together, whichever the broker.
+
+Per bot the shared slots are spaced evenly; per chat a slot is taken only when the chat
+is free. A chat's slot names its owner (the reserving pacer): a chat busy in another
+process is left to that process for the round, so two senders working through the same
+outbox split the chats instead of reserving slots for rows the other one has already
+sent. Telegram's 429 holds the chat and the whole bot for retry_after seconds, for every
+process.
 """
 
 import time
 import uuid
 from collections import deque
 
-from notifications.pace_store import shared_store
+from django.conf import settings
+
+from notifications.models import SendPace
 
 # A wait() with no deadline reserves no slot further ahead than this.
 MAX_RESERVE_AHEAD_S = 60.0
@@ -70,11 +79,11 @@ class Pacer:
         return GO
 
     def flush(self):
-        """Writes what this pacer still owes the shared store (SharedPacer); nothing here."""
+        """Writes what this pacer still owes the shared pace (SharedPacer); nothing here."""
 
 
 class SharedPacer(Pacer):
-    """The process's own pacing, plus a slot reserved in the shared store before each send.
+    """The process's own pacing, plus a slot reserved in the SendPace table before each send.
 
     The bot's slots are spaced (1 + MARGIN_S) / max_per_second apart for all processes
     together; a chat busy in another process answers how long it is busy, and the sender
@@ -82,13 +91,13 @@ class SharedPacer(Pacer):
     process holds the chat). Sleeping happens after the reservation, outside any transaction.
     """
 
-    def __init__(self, max_per_second, store=None, clock=time.monotonic):
+    def __init__(self, max_per_second, bot=None, clock=time.monotonic):
         super().__init__(max_per_second, clock=clock)
-        self.store = store or shared_store()
+        self.bot = bot_key() if bot is None else bot
         self.bot_interval = self.window / max(1, max_per_second)
         self.bot_free_at = 0.0
         self.owner = uuid.uuid4().hex
-        self.arrived = None  # (chat id, seconds): an answer the store has not heard of yet
+        self.arrived = None  # (chat key, seconds): an answer the table has not heard of yet
 
     def delay(self, chat_id=None):
         return max(super().delay(chat_id), self.bot_free_at - self.clock())
@@ -96,8 +105,9 @@ class SharedPacer(Pacer):
     def wait(self, chat_id, until=None):
         super().wait(chat_id)
         ahead = MAX_RESERVE_AHEAD_S if until is None else max(0.0, until - self.clock())
-        slot = self.store.reserve(
-            chat_id,
+        slot = SendPace.objects.reserve(
+            self.bot,
+            self._key(chat_id),
             self.bot_interval,
             self.chat_interval(chat_id),
             ahead,
@@ -120,18 +130,18 @@ class SharedPacer(Pacer):
     def record(self, chat_id):
         """The answer is in: the chat's next slot counts from now at the earliest, in every process.
 
-        The store hears it with this pacer's next reservation (one round trip per message, not
+        The table hears it with this pacer's next reservation (one transaction per message, not
         two), or from flush() before this pacer sleeps or its round ends. Until then no other
         process can take the chat: the slot reserved for this send keeps it busy a full
         interval, and the next reservation follows within milliseconds (the "sent" mark).
         """
         super().record(chat_id)
         self.flush()
-        self.arrived = (chat_id, self.chat_interval(chat_id))
+        self.arrived = (self._key(chat_id), self.chat_interval(chat_id))
 
     def flush(self):
         if self.arrived is not None:
-            self.store.record(*self.arrived, owner=self.owner)
+            SendPace.objects.push(self.bot, dict([self.arrived]), owner=self.owner)
             self.arrived = None
 
     def hold_chat(self, chat_id, seconds):
@@ -139,7 +149,18 @@ class SharedPacer(Pacer):
         self.flush()
         super().hold_chat(chat_id, seconds)
         self.bot_free_at = max(self.bot_free_at, self.clock() + seconds)
-        self.store.hold(chat_id, seconds, owner=self.owner)
+        SendPace.objects.push(
+            self.bot, {self.bot: seconds, self._key(chat_id): seconds}, owner=self.owner
+        )
+
+    def _key(self, chat_id):
+        return f"{self.bot}:{chat_id}"
+
+
+def bot_key():
+    """The bot's id: the public part of the token before the colon (the secret part never
+    leaves settings)."""
+    return (settings.TELEGRAM_BOT_TOKEN or "").partition(":")[0]
 
 
 def make_pacer(max_per_second, shared):

@@ -56,13 +56,7 @@ def reset_state(outcome_patience=RETRY_S):
 
 
 def pacer() -> Pacer:
-    names = (
-        "TELEGRAM_MAX_PER_SECOND",
-        "TELEGRAM_SHARED_PACE",
-        "Q_BROKER",
-        "REDIS_URL",
-        "TELEGRAM_BOT_TOKEN",
-    )
+    names = ("TELEGRAM_MAX_PER_SECOND", "TELEGRAM_SHARED_PACE", "TELEGRAM_BOT_TOKEN")
     config = tuple(getattr(settings, name) for name in names)
     if _State.pacer is None or _State.pacer_config != config:
         _State.pacer = make_pacer(

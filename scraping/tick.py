@@ -32,7 +32,7 @@ def tick():
     _step("retention", lambda: prune_if_due(now))
     # Sweeps first: a claimed sweep moves its keyword's next_run_at too (it reads page 1).
     runs = claim_due_sweeps(now) + claim_due_keywords(now)
-    enqueue_scrapes(runs)  # one write for all tasks; a run that got none is failed and due again
+    enqueue_scrapes(runs)  # a run whose task could not be written is failed and due again
     logger.info("tick: sent=%s reaped=%s claimed=%d", sent, reaped, len(runs))
     return {"sent": sent, "reaped": reaped, "claimed": len(runs)}
 

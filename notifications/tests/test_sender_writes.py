@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from notifications.messages import render, render_digest
 from notifications.models import Notification, SendPace, TelegramChat
-from notifications.pace_store import bot_key
+from notifications.pacing import bot_key
 from notifications.sender import process_queue
 from tests.factories import make_ad, make_chat, make_keyword, make_notification
 
@@ -56,7 +56,7 @@ def _round_queries(chats, telegram):
 
 def _ours(ctx):
     """The captured statements but the pace's (per message, in its own transaction: a savepoint in tests)."""
-    pace = [SendPace._meta.db_table, "lago_pace_reserve", "SAVEPOINT"]
+    pace = [SendPace._meta.db_table, "SAVEPOINT"]
     return [q["sql"] for q in ctx.captured_queries if not any(word in q["sql"] for word in pace)]
 
 
@@ -89,7 +89,7 @@ def test_the_digest_query_reads_no_chat_row(telegram, settings):
     assert TelegramChat._meta.db_table not in digest_rows
 
 
-def test_the_last_answer_of_a_round_reaches_the_pace_store_after_the_send(telegram, settings):
+def test_the_last_answer_of_a_round_reaches_the_send_pace_after_the_send(telegram, settings):
     """An answer rides on the next reservation (SharedPacer.record); the round's last one has
     none, so the round writes it before it returns."""
     chat = make_chat()

@@ -1,12 +1,12 @@
-"""Claimed runs become tasks in one write; django-q2's own pusher, worker and monitor run them;
-a broker that cannot take them fails every run of the batch, none is left running without a task."""
+"""Claimed runs become tasks through async_task; django-q2's own pusher, worker and monitor run
+them; a broker that cannot take them fails every run of the batch, none is left running without
+a task."""
 
 from multiprocessing import Event, Queue, Value
 
 import psycopg
 import pytest
 from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from django_q.brokers.orm import ORM
 from django_q.brokers.redis_broker import Redis
@@ -68,27 +68,18 @@ def assert_scraped(runs):
     assert sorted(task.args[0] for task in tasks) == sorted(run_ids)
 
 
-def test_orm_broker_gets_all_tasks_in_one_insert_and_a_worker_runs_them(willhaben_server):
+def test_orm_broker_gets_one_task_per_run_and_a_worker_runs_them(willhaben_server):
     willhaben_server.set_ads(make_raw_ads(3))
     runs = claimed_runs(5)
     broker = ORM()
-    with CaptureQueriesContext(connection) as queries:
-        assert enqueue_scrapes(runs, broker) == 5
-    inserts = [
-        q["sql"]
-        for q in queries.captured_queries
-        if q["sql"].startswith('INSERT INTO "django_q_ormq"')
-    ]
-    assert len(inserts) == 1
+    assert enqueue_scrapes(runs, broker) == 5
     assert OrmQ.objects.filter(key=broker.list_key).count() == 5
     run_queued_tasks(broker, 5)
     assert_scraped(runs)
     assert OrmQ.objects.count() == 0, "the monitor acknowledged every task"
 
 
-def test_redis_broker_gets_all_tasks_in_one_push_and_a_worker_runs_them(
-    willhaben_server, monkeypatch
-):
+def test_redis_broker_gets_one_task_per_run_and_a_worker_runs_them(willhaben_server, monkeypatch):
     willhaben_server.set_ads(make_raw_ads(3))
     runs = claimed_runs(5)
     with running_redis() as url:
@@ -96,7 +87,6 @@ def test_redis_broker_gets_all_tasks_in_one_push_and_a_worker_runs_them(
         broker = Redis()
         assert enqueue_scrapes(runs, broker) == 5
         assert broker.queue_size() == 5
-        assert broker.connection.info("commandstats")["cmdstat_rpush"]["calls"] == 1
         run_queued_tasks(broker, 5)
     assert_scraped(runs)
 
@@ -122,10 +112,26 @@ def test_a_tick_whose_redis_broker_is_down_fails_every_claimed_run_and_makes_the
     assert "ConnectionError" in ScrapeRun.objects.filter(keyword__in=keywords).first().detail
 
 
+class BrokerFullAfterTwo(ORM):
+    """An ORM broker that refuses every task after its second."""
+
+    def enqueue(self, task):
+        if OrmQ.objects.count() >= 2:
+            raise ConnectionError("queue refused the task")
+        return super().enqueue(task)
+
+
+def test_a_broker_failing_midway_writes_no_task_and_fails_every_run():
+    runs = claimed_runs(4)
+    assert enqueue_scrapes(runs, BrokerFullAfterTwo()) == 0
+    assert OrmQ.objects.count() == 0, "the tasks written before the failure are rolled back"
+    assert_all_failed_and_due(runs)
+
+
 @pytest.mark.postgres
 def test_a_locked_queue_table_fails_the_whole_orm_batch(settings):
-    """The INSERT of the batch times out on a lock (a migration, VACUUM FULL): no task is written
-    and every run of the batch is failed, never some written and others running without one."""
+    """A task's INSERT times out on a lock (a migration, VACUUM FULL): no task is written and
+    every run of the batch is failed, never some written and others running without one."""
     runs = claimed_runs(3)
     dsn = connection.get_connection_params()
     with psycopg.connect(**{k: v for k, v in dsn.items() if k != "cursor_factory"}) as other:
