@@ -6,6 +6,7 @@ price change, chat, subscription, notification and run. Migrating such a databas
 its rows and end with the same tables, columns and indexes as a fresh database.
 """
 
+import os
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -16,7 +17,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 
-from tests.processes import PYTHON, child_env
+from tests.processes import PYTHON
 
 APPS = ["tracker", "notifications", "scraping"]
 DUMPS = Path(__file__).parent / "data"
@@ -36,7 +37,12 @@ def test_each_app_has_one_linear_history_without_merge_migrations():
 def _migrate(database_url):
     result = subprocess.run(
         [PYTHON, "manage.py", "migrate", "--no-input", "--skip-checks", "-v", "1"],
-        env=child_env(DATABASE_URL=database_url),
+        env={
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "SECRET_KEY": settings.SECRET_KEY,
+            "DJANGO_SETTINGS_MODULE": "lago.settings",
+        },
         cwd=settings.BASE_DIR,
         capture_output=True,
         text=True,
