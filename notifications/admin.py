@@ -112,10 +112,11 @@ class SubscriptionAdmin(admin.ModelAdmin):
 
 @admin.register(Notification)
 class NotificationAdmin(admin.ModelAdmin):
-    """The outbox: what waits, what failed and why; retry or cancel by hand. A big table: 50 rows
-    a page, counted only up to a cap, no facet counts."""
+    """The outbox: what waits, what failed and why; retry or cancel by hand. A big table: counted
+    only up to a cap, no facet counts, 25 rows a page (rendering the rows is most of the page:
+    bench/README.md, history.py)."""
 
-    list_per_page = 50
+    list_per_page = 25
     paginator = CappedCountPaginator
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER

@@ -40,10 +40,11 @@ class SourceFilter(admin.SimpleListFilter):
 
 @admin.register(ScrapeRun)
 class ScrapeRunAdmin(admin.ModelAdmin):
-    """Written by the scheduler and workers only: read-only here. Millions of rows: 50 a page,
-    counted only up to a cap, no facet counts (a COUNT per filter choice)."""
+    """Written by the scheduler and workers only: read-only here. Millions of rows: counted only
+    up to a cap, no facet counts (a COUNT per filter choice), 25 rows a page (rendering a row's
+    13 cells is most of the page: bench/README.md, history.py)."""
 
-    list_per_page = 50
+    list_per_page = 25
     paginator = CappedCountPaginator
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER

@@ -197,6 +197,8 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
 
 @admin.register(PriceChange)
 class PriceChangeAdmin(PriceChangeColumns, MachineWrittenAdmin):
+    # Rendering the rows is most of the page (bench/README.md, history.py).
+    list_per_page = 25
     list_display = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
     list_select_related = ["ad"]
     search_fields = ["ad__title", "ad__external_id"]
