@@ -2,8 +2,8 @@
 
 Django's admin counts the filtered list (SELECT COUNT(*)) on every page; over 2.6M scrape runs
 that is most of the page (bench/README.md, history.py). CappedCountPaginator counts at most
-EXACT_BELOW rows: a list that big shows "10000 results" and 200 pages of 50, enough to page
-through the newest rows; older ones are a filter or a sort away.
+EXACT_BELOW rows: a list that big shows "10000 results" and pages through its first 10,000 rows,
+the newest; older ones are a filter or a sort away.
 """
 
 import json
