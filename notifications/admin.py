@@ -4,8 +4,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from lib.admin_lists import BigTableAdmin, defer_related
 from lib.badges import badge
+from lib.paginator import CappedCountPaginator
 from notifications.models import Notification, Subscription, TelegramChat
 
 STATUS_LABELS = dict(Notification.Status.choices)
@@ -111,8 +111,15 @@ class SubscriptionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Notification)
-class NotificationAdmin(BigTableAdmin):
-    """The outbox: what waits, what failed and why; retry or cancel by hand."""
+class NotificationAdmin(admin.ModelAdmin):
+    """The outbox: what waits, what failed and why; retry or cancel by hand. A big table: counted
+    only up to a cap, no facet counts, 25 rows a page (rendering the rows is most of the page:
+    bench/README.md, history.py)."""
+
+    list_per_page = 25
+    paginator = CappedCountPaginator
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
 
     list_display = [
         "id",
@@ -127,11 +134,6 @@ class NotificationAdmin(BigTableAdmin):
         "sent_at",
     ]
     list_select_related = ["chat", "ad"]
-    # The chat and the ad by their names only (select_related reads every column of both otherwise).
-    list_defer = [
-        *defer_related(Notification, "chat", keep={"chat_id", "title", "username"}),
-        *defer_related(Notification, "ad", keep={"title"}),
-    ]
     # Every chat (a small table), not RelatedOnlyFieldListFilter's DISTINCT over the outbox.
     list_filter = ["status", "kind", "chat"]
     search_fields = ["ad__title", "chat__title", "last_error"]

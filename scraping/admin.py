@@ -4,8 +4,8 @@ from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from lib.admin_lists import BigTableAdmin, defer_related
 from lib.badges import badge
+from lib.paginator import CappedCountPaginator
 
 # Registered for their side effect: the Keyword admin over tracker's, the allow-listed Schedule
 # admin.
@@ -39,8 +39,15 @@ class SourceFilter(admin.SimpleListFilter):
 
 
 @admin.register(ScrapeRun)
-class ScrapeRunAdmin(BigTableAdmin):
-    """Written by the scheduler and workers only: read-only here."""
+class ScrapeRunAdmin(admin.ModelAdmin):
+    """Written by the scheduler and workers only: read-only here. Millions of rows: counted only
+    up to a cap, no facet counts (a COUNT per filter choice), 25 rows a page (rendering a row's
+    13 cells is most of the page: bench/README.md, history.py)."""
+
+    list_per_page = 25
+    paginator = CappedCountPaginator
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
 
     list_display = [
         "id",
@@ -57,11 +64,6 @@ class ScrapeRunAdmin(BigTableAdmin):
         "price_drops",
     ]
     list_select_related = ["keyword"]
-    list_defer = [
-        "detail",
-        "counters",
-        *defer_related(ScrapeRun, "keyword", keep={"name", "query"}),
-    ]
     # No date_hierarchy and no field filter on `error`: both SELECT DISTINCT over
     # every run (millions); the date links below are plain started_at ranges.
     list_filter = [

@@ -2,15 +2,14 @@
 keyword matches and heartbeats. Operators look and may delete, never add or edit."""
 
 from django.contrib import admin
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from lib.admin_lists import BigTableAdmin, defer_related
 from lib.money import euro, format_price
-from lib.paginator import EstimatedCountPaginator
+from lib.paginator import CappedCountPaginator
 from tracker.admin_activity import AdRelistAdmin
 from tracker.admin_filters import (
     AdSourceFilter,
@@ -21,7 +20,7 @@ from tracker.admin_filters import (
     PriceRangeFilter,
 )
 from tracker.charts import ad_price_points, price_chart_svg
-from tracker.models import Ad, Heartbeat, KeywordAd, PriceChange
+from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
 from tracker.relists import earlier_listings
 
 
@@ -49,7 +48,13 @@ class PriceChangeInline(PriceChangeColumns, admin.TabularInline):
 
 
 class MachineWrittenAdmin(admin.ModelAdmin):
-    """Rows the scraper writes: operators look and may delete, never add or edit."""
+    """Rows the scraper writes: operators look and may delete, never add or edit. Big tables: 50
+    rows a page, counted only up to a cap, no facet counts (a COUNT per filter choice)."""
+
+    list_per_page = 50
+    paginator = CappedCountPaginator
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
 
     def has_add_permission(self, request):
         return False
@@ -59,7 +64,7 @@ class MachineWrittenAdmin(admin.ModelAdmin):
 
 
 @admin.register(Ad)
-class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
+class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     list_display = [
         "thumbnail",
         "title_link",
@@ -116,19 +121,16 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
 
     def get_queryset(self, request):
         first = PriceChange.objects.filter(ad=OuterRef("pk")).order_by("seen_at", "id")
+        # The keyword names of a page's ads in one query, oldest keyword first.
+        keywords = Keyword.objects.only("name", "query").order_by("pk")
         return (
             super()
             .get_queryset(request)
             # No Exists(…) beside it: PostgreSQL ran that as a hashed subplan over every price
-            # change
-            # (0.6 s at 200,000); without changes first_price is NULL, which says the same.
+            # change (0.6 s at 200,000); without changes first_price is NULL, which says the same.
             .annotate(first_price=Subquery(first.values("old_price")[:1]))
+            .prefetch_related(Prefetch("keywords", queryset=keywords, to_attr="listed_keywords"))
         )
-
-    def prepare_page(self, rows):
-        names = KeywordAd.objects.keyword_names([ad.pk for ad in rows])
-        for ad in rows:
-            ad.listed_keyword_names = names.get(ad.pk, [])
 
     def get_search_results(self, request, queryset, search_term):
         """Every word in the title (`icontains`: the trigram index ad_title_trgm_idx serves it on
@@ -180,10 +182,7 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
 
     @admin.display(description=_("keywords"))
     def keyword_names(self, obj):
-        names = getattr(obj, "listed_keyword_names", None)
-        if names is None:  # a list not built by BigChangeList (one query per row)
-            names = KeywordAd.objects.keyword_names([obj.pk]).get(obj.pk, [])
-        return ", ".join(names)
+        return ", ".join(keyword.display_name for keyword in obj.listed_keywords)
 
     @admin.display(description=_("possible relist of"))
     def possible_relist_of(self, obj):
@@ -212,26 +211,23 @@ class AdAdmin(AdRelistAdmin, BigTableAdmin, MachineWrittenAdmin):
 
 
 @admin.register(PriceChange)
-class PriceChangeAdmin(PriceChangeColumns, BigTableAdmin, MachineWrittenAdmin):
+class PriceChangeAdmin(PriceChangeColumns, MachineWrittenAdmin):
+    # Rendering the rows is most of the page (bench/README.md, history.py).
+    list_per_page = 25
     list_display = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
     list_select_related = ["ad"]
-    list_defer = defer_related(PriceChange, "ad", keep={"title"})
     search_fields = ["ad__title", "ad__external_id"]
     fields = readonly_fields = ["ad", "old_price_shown", "new_price_shown", "seen_at"]
-    # No date_hierarchy: its drill-down reads the dates of every row. 50 rows a page, no full count
-    # (BigTableAdmin).
+    # No date_hierarchy: its drill-down reads the dates of every row.
 
 
 @admin.register(KeywordAd)
 class KeywordAdAdmin(MachineWrittenAdmin):
-    # 600,000 links at six months: a search counted every match (0.3 s).
-    paginator = EstimatedCountPaginator
     list_display = ["keyword", "ad", "found_at"]
     list_select_related = ["keyword", "ad"]
     list_filter = [("keyword", KeywordFilter)]
     search_fields = ["ad__title", "keyword__query"]
     readonly_fields = ["keyword", "ad", "found_at"]
-    show_full_result_count = False
 
 
 @admin.register(Heartbeat)
