@@ -6,16 +6,15 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Count, F, Q
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from lib.money import format_price
 
 # Defined in its own module (one job per file); imported here so Django finds it as tracker's model.
-from tracker.activity import DropsPerDayQuerySet
 from tracker.heartbeat import Heartbeat  # noqa: F401
-from tracker.keyword_matches import KeywordMatchQuerySet
 from tracker.relists import TITLE_KEY_LENGTH, RelistQuerySet, title_key
 
 
@@ -301,6 +300,24 @@ class Ad(models.Model):
         super().save(*args, **kwargs)
 
 
+def _per_day(rows, moment):
+    """{local date: rows} from one grouped query (dates in TIME_ZONE)."""
+    grouped = (
+        rows.order_by()
+        .annotate(day=TruncDate(moment))
+        .values("day")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    return {row["day"]: row["n"] for row in grouped}
+
+
+class KeywordAdQuerySet(models.QuerySet):
+    def found_per_day(self, keyword, since):
+        """{date: ads `keyword` found that day} since `since` (keywordad_found_idx)."""
+        return _per_day(self.filter(keyword=keyword, found_at__gte=since), "found_at")
+
+
 class KeywordAd(models.Model):
     """Which keyword found which ad, and when it first did."""
 
@@ -320,7 +337,7 @@ class KeywordAd(models.Model):
     # Ad.price, which another keyword's run may already have moved.
     price = models.DecimalField(_("price"), max_digits=12, decimal_places=2, null=True, blank=True)
 
-    objects = KeywordMatchQuerySet.as_manager()
+    objects = KeywordAdQuerySet.as_manager()
 
     class Meta:
         verbose_name, verbose_name_plural = _("keyword match"), _("keyword matches")
@@ -336,10 +353,18 @@ class KeywordAd(models.Model):
         return f"{self.keyword_id} → {self.ad_id}"
 
 
-class PriceChangeQuerySet(DropsPerDayQuerySet, models.QuerySet):
+class PriceChangeQuerySet(models.QuerySet):
     def drops(self):
         """Changes to a lower price (to or from "on request" is not a drop)."""
         return self.filter(new_price__lt=F("old_price"))
+
+    def drops_per_day(self, keyword, since):
+        """{date: price drops of ads `keyword` has found} since `since`, by when they were seen.
+
+        Reached through keywordad_unique (keyword, ad), then pricechange_ad_idx (ad, seen_at).
+        """
+        drops = self.drops().filter(ad__matches__keyword=keyword, seen_at__gte=since)
+        return _per_day(drops, "seen_at")
 
 
 class PriceChange(models.Model):
