@@ -1,10 +1,7 @@
-"""The Keyword admin as scraping sees it: last run, *Run now*, subscribers, the source's own
-validation.
+"""The Keyword admin, registered here once: tracker's CoreKeywordAdmin plus what this layer knows
+(last run, *Run now*, subscribers, the source's own query validation).
 
 The keyword's own page (Run now button, last runs, ads found) is scraping.admin_keyword_page.
-
-Registered over tracker's KeywordAdmin (scraping is the higher layer and knows runs, claims and
-subscriptions).
 """
 
 from django import forms
@@ -83,16 +80,13 @@ class KeywordForm(tracker_admin.KeywordForm):
         return data
 
 
-admin.site.unregister(Keyword)
-
-
 @admin.register(Keyword)
-class KeywordAdmin(KeywordPageMixin, tracker_admin.KeywordAdmin):
+class KeywordAdmin(KeywordPageMixin, tracker_admin.CoreKeywordAdmin):
     form = KeywordForm
     list_display = ["keyword", "last_run", "next_run", "ads_found", "subscribers"]
     list_filter = ["source", "is_active", LastStatusFilter, tracker_admin.AlertFilter]
     inlines = [KeywordSubscriptionInline]
-    actions = ["run_now", *tracker_admin.KeywordAdmin.actions]
+    actions = ["run_now", *tracker_admin.CoreKeywordAdmin.actions]
 
     def get_queryset(self, request):
         latest = ScrapeRun.objects.filter(keyword=OuterRef("pk")).order_by("-started_at", "-id")

@@ -64,12 +64,11 @@ class KeywordForm(forms.ModelForm):
         }
 
 
-@admin.register(Keyword)
-class KeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
-    """Keywords as the core knows them (scraping.admin adds runs, *Run now*, subscribers). The list
-    fits
-    1366 px: few columns, each combining what belongs together (name with source, interval, pause,
-    alert)."""
+class CoreKeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
+    """Keywords as the core knows them. Not registered here: the Keyword admin is registered once,
+    by scraping (scraping/admin_keywords.py), the layer that also knows its runs, *Run now* and
+    subscribers. The list fits 1366 px: few columns, each combining what belongs together (name
+    with source, interval, pause, alert)."""
 
     form = KeywordForm
     list_display = ["keyword", "next_run", "ads_found"]
