@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from lib.badges import badge
-from lib.paginator import CappedCountPaginator
+from lib.big_tables import BigTableAdmin
 from notifications.models import Notification, Subscription, TelegramChat
 
 STATUS_LABELS = dict(Notification.Status.choices)
@@ -111,15 +111,8 @@ class SubscriptionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Notification)
-class NotificationAdmin(admin.ModelAdmin):
-    """The outbox: what waits, what failed and why; retry or cancel by hand. A big table: counted
-    only up to a cap, no facet counts, 25 rows a page (rendering the rows is most of the page:
-    bench/README.md, history.py)."""
-
-    list_per_page = 25
-    paginator = CappedCountPaginator
-    show_full_result_count = False
-    show_facets = admin.ShowFacets.NEVER
+class NotificationAdmin(BigTableAdmin):
+    """The outbox: what waits, what failed and why; retry or cancel by hand."""
 
     list_display = [
         "id",

@@ -12,7 +12,7 @@ pending and dead notifications (a partial index holds only those). On a big
 installation (10,000 runs or more in 24 h) the 24 h run figures and the keyword rows
 are exact but up to STATS_CACHE_S (30 s) old: "read_at" says when they were read
 (operations.stats_cache). Estimated on
-PostgreSQL once a figure passes lib.paginator.EXACT_BELOW (10,000) rows: ads
+PostgreSQL once a figure passes lib.big_tables.EXACT_BELOW (10,000) rows: ads
 indexed (the table's `pg_class.reltuples`) and sent/cancelled notifications (the
 planner's row estimate); `estimated` lists the figures that are estimates.
 """
@@ -23,7 +23,7 @@ from django.db import connections
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from lib.paginator import EXACT_BELOW, estimated_count
+from lib.big_tables import EXACT_BELOW, estimated_count
 from notifications.models import Notification
 from operations import stats_cache
 from scraping.models import ScrapeRun

@@ -3,7 +3,7 @@
 Two readings cost more as an installation grows, not as its history does: the 24 h
 run window (300 keywords every 5 minutes write 86,400 runs a day) and the
 per-keyword rows (one row, and up to seven datetimes, per keyword). A big
-installation, one whose 24 h window holds lib.paginator.EXACT_BELOW (10,000) runs or
+installation, one whose 24 h window holds lib.big_tables.EXACT_BELOW (10,000) runs or
 more, reads each at most once per STATS_CACHE_S seconds (default 30; 0: never
 cached) in each process; /stats, /metrics, the dashboard and `status` share the
 reading, and say when it was taken (`read_at`). Smaller installations read every

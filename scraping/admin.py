@@ -5,7 +5,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from lib.badges import badge
-from lib.paginator import CappedCountPaginator
+from lib.big_tables import BigTableAdmin
 
 # Registered for their side effect: the Keyword admin over tracker's, the allow-listed Schedule
 # admin.
@@ -39,15 +39,8 @@ class SourceFilter(admin.SimpleListFilter):
 
 
 @admin.register(ScrapeRun)
-class ScrapeRunAdmin(admin.ModelAdmin):
-    """Written by the scheduler and workers only: read-only here. Millions of rows: counted only
-    up to a cap, no facet counts (a COUNT per filter choice), 25 rows a page (rendering a row's
-    13 cells is most of the page: bench/README.md, history.py)."""
-
-    list_per_page = 25
-    paginator = CappedCountPaginator
-    show_full_result_count = False
-    show_facets = admin.ShowFacets.NEVER
+class ScrapeRunAdmin(BigTableAdmin):
+    """Written by the scheduler and workers only: read-only here."""
 
     list_display = [
         "id",

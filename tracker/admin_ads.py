@@ -8,8 +8,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
+from lib.big_tables import BigTableAdmin
 from lib.money import euro, format_price
-from lib.paginator import CappedCountPaginator
 from tracker.admin_activity import AdRelistAdmin
 from tracker.admin_filters import (
     AdSourceFilter,
@@ -47,14 +47,10 @@ class PriceChangeInline(PriceChangeColumns, admin.TabularInline):
         return False
 
 
-class MachineWrittenAdmin(admin.ModelAdmin):
-    """Rows the scraper writes: operators look and may delete, never add or edit. Big tables: 50
-    rows a page, counted only up to a cap, no facet counts (a COUNT per filter choice)."""
+class MachineWrittenAdmin(BigTableAdmin):
+    """Rows the scraper writes: operators look and may delete, never add or edit."""
 
     list_per_page = 50
-    paginator = CappedCountPaginator
-    show_full_result_count = False
-    show_facets = admin.ShowFacets.NEVER
 
     def has_add_permission(self, request):
         return False

@@ -1,5 +1,5 @@
 """Changelists of the huge tables: no SELECT DISTINCT, no date drill-down, and no COUNT(*)
-over a whole big table (lib.paginator.CappedCountPaginator counts up to a cap)."""
+over a whole big table (lib.big_tables.CappedCountPaginator counts up to a cap)."""
 
 import pytest
 from django.db import connection
@@ -7,8 +7,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from lib import paginator as paginator_module
-from lib.paginator import CappedCountPaginator
+from lib import big_tables
+from lib.big_tables import CappedCountPaginator
 from scraping.models import ScrapeRun
 from tests.factories import make_keyword, make_notification
 from tracker.models import PriceChange
@@ -61,7 +61,7 @@ def test_a_small_list_is_counted_exactly():
 
 
 def test_a_big_list_is_counted_only_up_to_the_cap(monkeypatch):
-    monkeypatch.setattr(paginator_module, "EXACT_BELOW", 8)
+    monkeypatch.setattr(big_tables, "EXACT_BELOW", 8)
     kw = make_keyword()
     ScrapeRun.objects.bulk_create(
         ScrapeRun(keyword=kw, source="willhaben", status="done", started_at=timezone.now())
@@ -75,7 +75,7 @@ def test_a_big_list_is_counted_only_up_to_the_cap(monkeypatch):
 
 
 def test_a_big_list_shows_the_cap_as_its_count(admin_client, monkeypatch):
-    monkeypatch.setattr(paginator_module, "EXACT_BELOW", 2)
+    monkeypatch.setattr(big_tables, "EXACT_BELOW", 2)
     seed()
     response = admin_client.get(reverse("admin:scraping_scraperun_changelist"))
     assert response.context["cl"].result_count == 2

@@ -1,4 +1,4 @@
-"""Counting big tables cheaply: the changelists' paginator and the planner's estimate for /stats.
+"""Big tables in the admin and /stats: a capped count, the list settings, the planner's estimate.
 
 Django's admin counts the filtered list (SELECT COUNT(*)) on every page; over 2.6M scrape runs
 that is most of the page (bench/README.md, history.py). CappedCountPaginator counts at most
@@ -8,6 +8,7 @@ the newest; older ones are a filter or a sort away.
 
 import json
 
+from django.contrib import admin
 from django.core.paginator import Paginator
 from django.utils.functional import cached_property
 
@@ -19,6 +20,17 @@ class CappedCountPaginator(Paginator):
     def count(self):
         # Without the ordering: counting needs no sort, and the LIMIT stops the scan early.
         return self.object_list.order_by()[:EXACT_BELOW].count()
+
+
+class BigTableAdmin(admin.ModelAdmin):
+    """The list settings of a table with millions of rows: counted only up to a cap, no facet
+    counts (a COUNT per filter choice), 25 rows a page (rendering the rows is most of the page:
+    bench/README.md, history.py)."""
+
+    list_per_page = 25
+    paginator = CappedCountPaginator
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
 
 
 def estimated_count(queryset, connection):
