@@ -12,7 +12,9 @@ part of CI: the figures depend on the machine (see bench/README.md).
 import argparse
 import json
 import operator
+import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -101,9 +103,16 @@ def run_bench(path, timeout_s):
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,
     )
-    # A bench that hangs is stopped; its children (gunicorn, qcluster) are its own to clean up.
-    watchdog = threading.Timer(timeout_s, process.kill)
+    # A bench that hangs is stopped with its children (gunicorn, qcluster), which hold the pipe.
+    timed_out = threading.Event()
+
+    def stop():
+        timed_out.set()
+        os.killpg(process.pid, signal.SIGKILL)
+
+    watchdog = threading.Timer(timeout_s, stop)
     watchdog.start()
     last = ""
     try:
@@ -114,6 +123,8 @@ def run_bench(path, timeout_s):
         process.wait()
     finally:
         watchdog.cancel()
+    if timed_out.is_set():
+        return None, f"stopped after {timeout_s} s"
     if process.returncode != 0:
         return None, f"exit {process.returncode}: {last[:80]}"
     try:
