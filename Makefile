@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test setup lint check-migrations pytest clean
+.PHONY: run test setup lint check-migrations pytest clean bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ test: $(VENV)/.dev
 	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec docker-compose.yml
 	$(BIN)/hadolint Dockerfile
 	$(BIN)/pytest
+
+# Every bench script, each figure beside its goal from bench/README.md, ✗ where one is missed
+# (half an hour or more; not part of `make test` or CI). `make bench ONLY=health` runs one.
+bench: $(VENV)/.dev
+	$(BIN)/python bench/run_all.py $(foreach name,$(ONLY),--only $(name))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

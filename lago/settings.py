@@ -95,6 +95,8 @@ DATABASES = {
     "default": env.db_url_config(secret("DATABASE_URL", default=f"sqlite:///{DEFAULT_SQLITE_PATH}"))
 }
 DB_ENGINE = DATABASES["default"]["ENGINE"]
+# Kept across requests on SQLite too: a connect costs more CPU than all of /health's queries.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 IS_SQLITE = DB_ENGINE.endswith("sqlite3")
 IS_POSTGRES = DB_ENGINE.endswith("postgresql")
 
@@ -112,7 +114,6 @@ if IS_SQLITE:
         }
     )
 elif IS_POSTGRES:
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DB_CONNECT_TIMEOUT_S", default=5)

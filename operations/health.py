@@ -121,9 +121,8 @@ class _Probe:
         with _short_connect_timeout():
             while (answer := self.jobs.get()) is not None:
                 answers = _select_one()
-                if (
-                    not answers
-                ):  # the kept connection may have died with a server restart: retry on a fresh one
+                # The kept connection may have died with a server restart: retry on a fresh one.
+                if not answers:
                     connection.close()
                     answers = _select_one()
                 answer.put(answers)
@@ -180,10 +179,8 @@ def heartbeat_problem(name, age, stale_s, in_grace):
 
 def queue_summary(now=None):
     """Outbox counts for /health, read from notification_open_idx (status, created_at) alone:
-    counting
-    `status` (never NULL), not `id`, lets PostgreSQL answer with an index-only scan, without
-    visiting
-    every dead row kept for RETENTION_NOTIFICATIONS_DAYS."""
+    counting `status` (never NULL), not `id`, lets PostgreSQL answer with an index-only scan,
+    without visiting every dead row kept for RETENTION_NOTIFICATIONS_DAYS."""
     now = now or timezone.now()
     pending, dead = Notification.Status.PENDING, Notification.Status.DEAD
     row = Notification.objects.filter(status__in=[pending, dead]).aggregate(

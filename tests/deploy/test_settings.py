@@ -64,6 +64,25 @@ def test_sqlite_shares_one_file_safely():
     assert options["timeout"] >= 5
 
 
+@pytest.mark.parametrize(
+    "url", ["sqlite:////tmp/lago-settings-test.sqlite3", "postgres://lago@127.0.0.1:5432/lago"]
+)
+def test_each_thread_keeps_its_database_connection_across_requests(url):
+    """On SQLite too: connecting costs more than /health's queries (bench/README.md, health)."""
+    env = {**os.environ, "DATABASE_URL": url}
+    env.pop("DB_CONN_MAX_AGE", None)
+    code = "from lago import settings; print(settings.DATABASES['default'].get('CONN_MAX_AGE', 0))"
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+        check=True,
+    )
+    assert result.stdout.strip() == "60"
+
+
 def test_times_are_stored_in_utc_and_shown_in_vienna():
     assert settings.USE_TZ is True
     code = (
