@@ -52,13 +52,16 @@ def main():
         server.stop()
     bound = KEYWORDS * PAGES * LATENCY / WORKERS
     print(
-        f"database: {db}; {KEYWORDS} keywords × {PAGES} pages, {LATENCY * 1000:.0f} ms per request, W={WORKERS} workers"
+        f"database: {db}; {KEYWORDS} keywords × {PAGES} pages, {LATENCY * 1000:.0f} ms per "
+        f"request, W={WORKERS} workers"
     )
     print(
-        f"all runs finished in {seconds:.1f} s; ideal bound {bound:.1f} s; ratio {seconds / bound:.2f} (goal ≤ 2)"
+        f"all runs finished in {seconds:.1f} s; ideal bound {bound:.1f} s; ratio "
+        f"{seconds / bound:.2f} (goal ≤ 2)"
     )
     print(
-        f"peak worker RSS {peak['mb']:.0f} MB (goal < 150 MB); requests served {len(server.search_requests())}"
+        f"peak worker RSS {peak['mb']:.0f} MB (goal < 150 MB); requests served "
+        f"{len(server.search_requests())}"
     )
     print(
         json.dumps(

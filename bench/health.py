@@ -86,10 +86,12 @@ def main():
     sys.stderr.write(load.stderr)
     result = json.loads(load.stdout.strip().splitlines()[-1])
     print(
-        f"database: {engine}; gunicorn {WORKERS} workers x {THREADS} threads (gthread); {RPS} req/s for {SECONDS} s, open loop"
+        f"database: {engine}; gunicorn {WORKERS} workers x {THREADS} threads (gthread); {RPS} "
+        f"req/s for {SECONDS} s, open loop"
     )
     print(
-        f"requests {result['requests']}, p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms, "
+        f"requests {result['requests']}, p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, max "
+        f"{result['max_ms']} ms, "
         f"errors {result['errors']} (goal: p99 < 50 ms)"
     )
     print(

@@ -310,7 +310,8 @@ def run(args):
     for name, figures in pages.items():
         print(f"  {name:26} empty {figures['empty_ms']:8.1f} ms   big {figures['big_ms']:8.1f} ms")
     print(
-        f"  ads + links + price changes {growing_mb} MB over {args.months} months; runs + notifications (bounded) {bounded_mb} MB"
+        f"  ads + links + price changes {growing_mb} MB over {args.months} months; runs + "
+        f"notifications (bounded) {bounded_mb} MB"
     )
     print(
         json.dumps(

@@ -108,7 +108,8 @@ def statements(plan):
     runs_s = plan.run_days * 86400
     notes_s = plan.notification_days * 86400
     title = (
-        f"{_array(BRANDS)}[1 + g % {len(BRANDS)}] || ' ' || {_array(ITEMS)}[1 + (g / {len(BRANDS)}) % {len(ITEMS)}]"
+        f"{_array(BRANDS)}[1 + g % {len(BRANDS)}] || ' ' || {_array(ITEMS)}[1 + (g / "
+        f"{len(BRANDS)}) % {len(ITEMS)}]"
         f" || ' ' || {_array(STATES)}[1 + (g / 7) % {len(STATES)}] || ' #' || g"
     )
     # Ad g first seen (g / ads) of the span ago: ad 1 is the newest.
@@ -208,7 +209,8 @@ CONFIGURATION = ("keywords", "chats", "subscriptions")
 
 
 def seed(connection, plan, now, progress=print, only=None):
-    """Runs the statements (those labelled in `only`, or all) on a Django connection (PostgreSQL); returns {label: rows}."""
+    """Runs the statements (those labelled in `only`, or all) on a Django connection (PostgreSQL);
+    returns {label: rows}."""
     import time
 
     rows = {}

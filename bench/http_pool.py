@@ -49,7 +49,8 @@ def _timed(get):
 
 
 def _trusting(client_ctx):
-    """Every httpx client built meanwhile verifies with `client_ctx` (the bench CA) instead of certifi's bundle."""
+    """Every httpx client built meanwhile verifies with `client_ctx` (the bench CA) instead of
+    certifi's bundle."""
     import httpx._transports.default as transport
 
     def create_ssl_context(verify=True, cert=None, trust_env=True):
@@ -93,7 +94,8 @@ def main():
         server.stop()
     print(f"pooled: {pooled:.3f} ms/request, {N} requests over {pooled_connections} connection(s)")
     print(
-        f"per call: {per_call_ms:.3f} ms/request, {N} requests over {per_call_connections} connections"
+        f"per call: {per_call_ms:.3f} ms/request, {N} requests over {per_call_connections} "
+        "connections"
     )
     reduction = 100 * (per_call_ms - pooled) / per_call_ms
     result = {

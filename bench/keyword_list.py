@@ -37,13 +37,16 @@ def p50_ms(call):
 
 
 def seed_ads_sql(n_ads):
-    """PostgreSQL: the ads and links in two INSERT … SELECT statements (the ORM needs minutes for 900,000 rows)."""
+    """PostgreSQL: the ads and links in two INSERT … SELECT statements (the ORM needs minutes for
+    900,000 rows)."""
     from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO tracker_ad (source, external_id, title, price, currency, url, location, postcode, image_url,"
-            " first_seen_at, last_seen_at) SELECT 'willhaben', n::text, 'ad ' || n, 100, 'EUR', 'https://x.invalid/' || n,"
+            "INSERT INTO tracker_ad (source, external_id, title, price, currency, url, location, "
+            "postcode, image_url,"
+            " first_seen_at, last_seen_at) SELECT 'willhaben', n::text, 'ad ' || n, 100, 'EUR', "
+            "'https://x.invalid/' || n,"
             " '', '', '', now(), now() FROM generate_series(0, %s - 1) n",
             [n_ads],
         )
@@ -52,7 +55,8 @@ def seed_ads_sql(n_ads):
             "WITH a AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM tracker_ad),"
             " k AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS i FROM tracker_keyword)"
             " INSERT INTO tracker_keywordad (keyword_id, ad_id, found_at)"
-            " SELECT k.id, a.id, now() - a.n * interval '1 minute' FROM a CROSS JOIN generate_series(0, 1) s"
+            " SELECT k.id, a.id, now() - a.n * interval '1 minute' FROM a CROSS JOIN "
+            "generate_series(0, 1) s"
             " JOIN k ON k.i = (a.n + s) %% %s",
             [KEYWORDS],
         )

@@ -76,14 +76,16 @@ def main():
     rate = len(server.messages) / elapsed
     first, last = server.messages[0]["at"], server.messages[-1]["at"]
     print(
-        f"{len(server.messages)} messages to {CHATS} chats in {elapsed:.2f} s over {rounds} process_queue() calls"
+        f"{len(server.messages)} messages to {CHATS} chats in {elapsed:.2f} s over {rounds} "
+        "process_queue() calls"
     )
     print(
         f"achieved {rate:.2f} msg/s against the {CEILING}/s ceiling ({rate / CEILING:.0%}); "
         f"first→last message {len(server.messages) / (last - first):.2f} msg/s"
     )
     print(
-        f"HTTP 429: {server.count_429}; rows marked sent: {sent_rows}; sent twice: {server.sent_twice()}"
+        f"HTTP 429: {server.count_429}; rows marked sent: {sent_rows}; sent twice: "
+        f"{server.sent_twice()}"
     )
     print(
         json.dumps(

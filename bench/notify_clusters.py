@@ -75,8 +75,10 @@ def main():
         server.stop()
     for name, figures in (("shared pace", shared), ("per-process pacing (baseline)", baseline)):
         print(
-            f"{name}: {figures['delivered']} of {CHATS * PER_CHAT} delivered in {figures['seconds']} s, "
-            f"{figures['msgs_per_s']} msg/s, {figures['http_429']} × 429, {figures['sent_twice']} sent twice"
+            f"{name}: {figures['delivered']} of {CHATS * PER_CHAT} delivered in "
+            f"{figures['seconds']} s, "
+            f"{figures['msgs_per_s']} msg/s, {figures['http_429']} × 429, {figures['sent_twice']} "
+            "sent twice"
         )
     print(
         json.dumps(

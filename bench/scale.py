@@ -85,7 +85,8 @@ def run_point(broker, workers):
             redis.wait(timeout=10)
     if out.returncode != 0:
         raise SystemExit(
-            f"bench/cycle.py failed for {broker}/{workers}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+            "bench/cycle.py failed for "
+            f"{broker}/{workers}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
         )
     lines = out.stdout.strip().splitlines()
     print(f"  {broker}, W={workers}: {lines[-3].strip()}", flush=True)
@@ -96,15 +97,18 @@ def main():
     db = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
     if db != "postgresql":
         print(
-            "warning: DATABASE_URL is not PostgreSQL; the ORM broker figures on SQLite say little about scale-out"
+            "warning: DATABASE_URL is not PostgreSQL; the ORM broker figures on SQLite say little "
+            "about scale-out"
         )
     brokers = [b for b in BROKERS if b != "redis" or shutil.which("redis-server")]
     if brokers != BROKERS:
         print(
-            "warning: redis-server not found: the Redis points are skipped (apt-get install redis-server)"
+            "warning: redis-server not found: the Redis points are skipped (apt-get install "
+            "redis-server)"
         )
     print(
-        f"scale: {KEYWORDS} keywords × 2 pages, {LATENCY * 1000:.0f} ms per request, database {db}, "
+        f"scale: {KEYWORDS} keywords × 2 pages, {LATENCY * 1000:.0f} ms per request, database "
+        f"{db}, "
         f"{os.cpu_count()} CPUs; workers {WORKERS}; brokers {brokers}",
         flush=True,
     )
@@ -130,7 +134,8 @@ def main():
     for r in results:
         per_added = "—" if r["workers"] == 1 else f"{(r['speedup'] - 1) / (r['workers'] - 1):.2f}"
         print(
-            f"| {r['broker']} | {r['workers']} | {r['runs_per_min']} | {r['speedup']}× | {per_added} |"
+            f"| {r['broker']} | {r['workers']} | {r['runs_per_min']} | {r['speedup']}× | "
+            f"{per_added} |"
         )
     print(
         json.dumps(

@@ -105,6 +105,7 @@ if __name__ == "__main__":
         seed(now)
     Heartbeat.beat("scheduler", detail="bench")
     print(
-        f"seeded: {Keyword.objects.count()} keywords, {Ad.objects.count()} ads, {ScrapeRun.objects.count()} runs, "
+        f"seeded: {Keyword.objects.count()} keywords, {Ad.objects.count()} ads, "
+        f"{ScrapeRun.objects.count()} runs, "
         f"{Notification.objects.count()} notifications"
     )

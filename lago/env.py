@@ -20,7 +20,8 @@ class StrictEnv(environ.Env):
 
 
 def read_env(dotenv):
-    """The strict reader, after loading `dotenv` (a local .env, e.g. written by `init_env`) if it exists."""
+    """The strict reader, after loading `dotenv` (a local .env, e.g. written by `init_env`) if it
+    exists."""
     if Path(dotenv).exists():
         environ.Env.read_env(dotenv)
     return StrictEnv()

@@ -34,7 +34,8 @@ class BigTableAdmin(admin.ModelAdmin):
 
 
 def estimated_count(queryset, connection):
-    """The PostgreSQL planner's row estimate for `queryset`, or None if it has none (operations.stats)."""
+    """The PostgreSQL planner's row estimate for `queryset`, or None if it has none
+    (operations.stats)."""
     with connection.cursor() as cursor:
         if not queryset.query.where:
             cursor.execute(

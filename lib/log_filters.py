@@ -69,7 +69,8 @@ def redact(text: str) -> str:
 
 
 def redact_data(value):
-    """`value` with every string inside it (dict values, list and tuple items) redacted; keys are kept."""
+    """`value` with every string inside it (dict values, list and tuple items) redacted; keys are
+    kept."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):

@@ -35,7 +35,8 @@ def group_alive(pgid):
 
 
 def run(command, grace):
-    """Starts `command`, forwards stop signals to it, returns its exit status (128 + signal when killed)."""
+    """Starts `command`, forwards stop signals to it, returns its exit status (128 + signal when
+    killed)."""
     child = subprocess.Popen(command, process_group=0)
     deadline = None
 
@@ -57,7 +58,8 @@ def run(command, grace):
             deadline = deadline or time.monotonic() + grace
         if deadline is not None and time.monotonic() > deadline:
             print(
-                f"signal_leader: {command[0]} did not stop within {grace:g} s: SIGKILL to its process group",
+                f"signal_leader: {command[0]} did not stop within {grace:g} s: SIGKILL to its "
+                "process group",
                 file=sys.stderr,
                 flush=True,
             )

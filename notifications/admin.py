@@ -52,7 +52,8 @@ class TelegramChatAdmin(admin.ModelAdmin):
         return super().get_queryset(request).annotate(n_subscriptions=Count("subscriptions"))
 
     def save_model(self, request, obj, form, change):
-        """Quiet hours changed here release what the old window held, as /quiet does (validation: TelegramChat.clean)."""
+        """Quiet hours changed here release what the old window held, as /quiet does (validation:
+        TelegramChat.clean)."""
         quiet = {"quiet_start", "quiet_end", "time_zone"}
         if not change or not quiet & set(form.changed_data):
             return super().save_model(request, obj, form, change)
@@ -154,7 +155,8 @@ class NotificationAdmin(BigTableAdmin):
         return obj.last_error[:120]
 
     def has_requeue_permission(self, request):
-        """The page is read-only (has_change_permission is False), yet retry/cancel change rows: staff with the change permission may."""
+        """The page is read-only (has_change_permission is False), yet retry/cancel change rows:
+        staff with the change permission may."""
         return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}")
 
     @admin.action(

@@ -52,7 +52,8 @@ def lowest_price(ad):
 
 
 def render(notification) -> Rendered:
-    """The message for one outbox row (ad, welcome or admin alert), in the active language (sender.py)."""
+    """The message for one outbox row (ad, welcome or admin alert), in the active language
+    (sender.py)."""
     if notification.kind == "welcome":
         text = _(WELCOME_TEXT)
         return Rendered(html=_fit(esc(text), TEXT_LIMIT), plain=_fit(text, TEXT_LIMIT))
@@ -130,12 +131,14 @@ def _drop_line(notification):
 
 
 def _is_relist(notification, ad):
-    """A `new` row of an ad that relists a gone one (tracker.relists); the earlier ad may since be deleted."""
+    """A `new` row of an ad that relists a gone one (tracker.relists); the earlier ad may since be
+    deleted."""
     return notification.kind == "new" and ad.relist_of_id is not None and ad.relist_of is not None
 
 
 def _relist_lines(notification, earlier):
-    """The price now against the earlier listing's last price, and when that one was listed and went."""
+    """The price now against the earlier listing's last price, and when that one was listed and
+    went."""
     old = notification.old_price if notification.old_price is not None else earlier.price
     new = notification.price
     if old is not None and new is not None and old != new and Decimal(old) != 0:

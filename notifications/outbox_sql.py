@@ -49,7 +49,8 @@ def settle_rows(connection, table, pks, tokens, sent, now, message_id):
 
 
 def _ids(connection, pks):
-    """(condition, params) on the id column: one array parameter on PostgreSQL, placeholders elsewhere."""
+    """(condition, params) on the id column: one array parameter on PostgreSQL, placeholders
+    elsewhere."""
     if connection.vendor == "postgresql":
         return "id = ANY(%s)", [list(pks)]
     return f"id IN ({_placeholders(pks)})", list(pks)

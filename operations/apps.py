@@ -3,7 +3,8 @@ from django.contrib.admin import apps as admin_apps
 
 
 class OperationsConfig(AppConfig):
-    """The top layer: health, stats, metrics, the dashboard, `status`, system checks, the bot's admin commands."""
+    """The top layer: health, stats, metrics, the dashboard, `status`, system checks, the bot's
+    admin commands."""
 
     default = True
     name = "operations"
@@ -16,7 +17,8 @@ class OperationsConfig(AppConfig):
 
 
 class LagoAdminConfig(admin_apps.AdminConfig):
-    """Django's admin with the status dashboard as its index page (in INSTALLED_APPS instead of django.contrib.admin)."""
+    """Django's admin with the status dashboard as its index page (in INSTALLED_APPS instead of
+    django.contrib.admin)."""
 
     default = False
     default_site = "operations.dashboard.LagoAdminSite"

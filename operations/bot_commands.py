@@ -1,4 +1,5 @@
-"""The bot's admin-only commands /stats and /health, registered with notifications.bot.admin_commands."""
+"""The bot's admin-only commands /stats and /health, registered with
+notifications.bot.admin_commands."""
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -26,7 +27,8 @@ def stats(ref: ChatRef, args=()) -> Reply:
         _("Runs: ") + esc(runs),
         _("Deep sweeps: ")
         + (", ".join(f"{k} {v}" for k, v in s["sweeps_24h"].items() if v) or _("none")),
-        f"HTTP 429: willhaben {s['http_429_24h']['willhaben']}, telegram {s['http_429_24h']['telegram']}",
+        f"HTTP 429: willhaben {s['http_429_24h']['willhaben']}, telegram "
+        f"{s['http_429_24h']['telegram']}",
     ]
     if s["overdue_keywords"]:
         lines.append(

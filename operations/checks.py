@@ -67,7 +67,8 @@ def check_stats_token(app_configs=None, **kwargs):
         return []
     return [
         Warning(
-            "STATS_TOKEN is not set and DEBUG is off: /stats and /metrics are open to anyone who can reach the web server.",
+            "STATS_TOKEN is not set and DEBUG is off: /stats and /metrics are open to anyone who "
+            "can reach the web server.",
             hint="Set STATS_TOKEN to a long random string; scrapers then send Authorization: Bearer <token>.",
             id="lago.W010",
         )
@@ -121,7 +122,8 @@ def check_zombie_threshold(app_configs=None, **kwargs):
         return []
     return [
         Error(
-            f"SCRAPE_ZOMBIE_MINUTES ({settings.SCRAPE_ZOMBIE_MINUTES} min) must exceed Q_RETRY_S ({settings.Q_CLUSTER['retry']} s).",
+            f"SCRAPE_ZOMBIE_MINUTES ({settings.SCRAPE_ZOMBIE_MINUTES} min) must exceed Q_RETRY_S "
+            f"({settings.Q_CLUSTER['retry']} s).",
             hint="Otherwise a run that is still being scraped is reaped as a zombie and its keyword scraped twice.",
             id="lago.E003",
         )
@@ -135,7 +137,8 @@ def check_bot_poll_timeout(app_configs=None, **kwargs):
         return []
     return [
         Error(
-            f"TELEGRAM_POLL_TIMEOUT_S ({poll}) plus TELEGRAM_TIMEOUT_S must stay below half of HEALTHCHECK_BOT_STALE_S ({stale}).",
+            f"TELEGRAM_POLL_TIMEOUT_S ({poll}) plus TELEGRAM_TIMEOUT_S must stay below half of "
+            f"HEALTHCHECK_BOT_STALE_S ({stale}).",
             hint="The bot heartbeat is written after each answered poll; a longer poll makes a working bot look stale.",
             id="lago.E004",
         )

@@ -114,7 +114,8 @@ class _Probe:
             return None
 
     def retire(self):
-        """The thread closes its connection and ends once it is free (now, or when its query returns)."""
+        """The thread closes its connection and ends once it is free (now, or when its query
+        returns)."""
         self.jobs.put(None)
 
     def _serve(self):

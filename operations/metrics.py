@@ -113,7 +113,8 @@ def _stats_families(stats):
     )
     yield CounterMetricFamily(
         "lago_notifications_sent",
-        "Notifications sent and still stored (retention deletes them after RETENTION_NOTIFICATIONS_DAYS; "
+        "Notifications sent and still stored (retention deletes them after "
+        "RETENTION_NOTIFICATIONS_DAYS; "
         "PostgreSQL: the planner's estimate from 10,000 rows).",
         value=stats["notifications_sent"],
     )
@@ -151,7 +152,8 @@ def _stats_families(stats):
     )
     yield _labelled_gauge(
         "lago_stats_read_timestamp_seconds",
-        "When these figures were read: the scrape time, or up to STATS_CACHE_S before on a big installation.",
+        "When these figures were read: the scrape time, or up to STATS_CACHE_S before on a big "
+        "installation.",
         "figures",
         {figures: _timestamp(when) for figures, when in stats["read_at"].items()},
     )
@@ -159,7 +161,8 @@ def _stats_families(stats):
 
 
 class _Snapshot:
-    """A collector that yields already computed families (prometheus_client's custom-collector protocol)."""
+    """A collector that yields already computed families (prometheus_client's custom-collector
+    protocol)."""
 
     def __init__(self, families):
         self.families = families

@@ -106,7 +106,8 @@ def keyword_values(latest_runs=True):
 
 
 def keyword_rows(now, latest_runs=True, values=None):
-    """The per-keyword rows of /stats from keyword_values() (read now unless `values` is given), overdue as of `now`."""
+    """The per-keyword rows of /stats from keyword_values() (read now unless `values` is given),
+    overdue as of `now`."""
     rows = []
     for k in keyword_values(latest_runs) if values is None else values:
         row = {
@@ -140,7 +141,8 @@ def zero_result_alerts():
 
 
 def cheap_count(queryset):
-    """(rows, estimated): the planner's estimate on PostgreSQL at EXACT_BELOW rows and more, else COUNT(*)."""
+    """(rows, estimated): the planner's estimate on PostgreSQL at EXACT_BELOW rows and more, else
+    COUNT(*)."""
     connection = connections[queryset.db]
     if connection.vendor == "postgresql":
         estimate = estimated_count(queryset, connection)
@@ -235,7 +237,8 @@ def cached_keyword_values(now, latest_runs, big):
 
 
 def telegram_429(since):
-    """Notifications created in the window whose last send attempt hit Telegram's flood limit (a lower bound)."""
+    """Notifications created in the window whose last send attempt hit Telegram's flood limit (a
+    lower bound)."""
     hit = Q()
     for prefix in TELEGRAM_429_PREFIXES:
         hit |= Q(last_error__startswith=prefix)

@@ -1,4 +1,5 @@
-"""Operational endpoints: /health, /stats, /metrics. The logic lives in operations.health, operations.stats, operations.metrics."""
+"""Operational endpoints: /health, /stats, /metrics. The logic lives in operations.health,
+operations.stats, operations.metrics."""
 
 import hmac
 from functools import wraps
@@ -19,7 +20,8 @@ def _bearer_token(request):
 
 
 def stats_token_required(view):
-    """With STATS_TOKEN set, the view needs "Authorization: Bearer <STATS_TOKEN>"; without it, it is open."""
+    """With STATS_TOKEN set, the view needs "Authorization: Bearer <STATS_TOKEN>"; without it, it is
+    open."""
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
@@ -48,7 +50,8 @@ def health(request):
 
 
 def _process_health(check):
-    """`/health?check=web`: only what the web process needs (the database), for its container healthcheck."""
+    """`/health?check=web`: only what the web process needs (the database), for its container
+    healthcheck."""
     if check != WEB:
         return JsonResponse({"error": f"unknown check {check!r}: use {WEB}"}, status=400)
     problem = process_problem(WEB)

@@ -26,7 +26,8 @@ def _pretty(text):
 
 
 class SourceFilter(admin.SimpleListFilter):
-    """The registered sources: not a SELECT DISTINCT over every run, as a plain field filter would be."""
+    """The registered sources: not a SELECT DISTINCT over every run, as a plain field filter would
+    be."""
 
     title = _("source")
     parameter_name = "source"

@@ -54,7 +54,8 @@ class KeywordPageMixin:
         return super().change_view(request, object_id, form_url, extra_context)
 
     def run_now_view(self, request, object_id):
-        """POST (with CSRF, checked by admin_view's middleware): claim and enqueue one run, back to the page."""
+        """POST (with CSRF, checked by admin_view's middleware): claim and enqueue one run, back to
+        the page."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         keyword = self.get_object(request, unquote(object_id))
@@ -66,7 +67,8 @@ class KeywordPageMixin:
         return HttpResponseRedirect(reverse(f"admin:{self.url_name('change')}", args=[keyword.pk]))
 
     def start_run(self, request, keyword):
-        """Claims a run like a scheduled one (same skip rules), enqueued after commit; tells the operator."""
+        """Claims a run like a scheduled one (same skip rules), enqueued after commit; tells the
+        operator."""
         run, skip = claim_keyword_now(keyword)
         if run is None:
             message = _("“%(keyword)s” not started: %(reason)s (%(detail)s).")

@@ -62,7 +62,8 @@ class KeywordForm(tracker_admin.KeywordForm):
         return self._price("price_max")
 
     def clean(self):
-        """The source's own query check (a URL of another site, a non-search page) fails here, not at the first run."""
+        """The source's own query check (a URL of another site, a non-search page) fails here, not
+        at the first run."""
         data = super().clean()
         query, source = data.get("query"), data.get("source")
         if query and source:

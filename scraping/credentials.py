@@ -49,7 +49,8 @@ def check_credentials(now=None):
             enqueue_admin_alert(
                 f"source_unavailable:{slug}:{day}",
                 _(
-                    "⛔ The %(source)s source is unavailable: %(reason)s. Its keywords are skipped (source_unavailable) until it is fixed."
+                    "⛔ The %(source)s source is unavailable: %(reason)s. Its keywords are skipped "
+                    "(source_unavailable) until it is fixed."
                 )
                 % {"source": slug, "reason": reason},
             )
@@ -66,7 +67,8 @@ def _check_expiry(slug, expiry, now, day):
         enqueue_admin_alert(
             f"credentials_expired:{slug}:{day}",
             _(
-                "⛔ The %(source)s credentials expired at %(when)s. Its keywords are skipped (source_unavailable) until they are renewed."
+                "⛔ The %(source)s credentials expired at %(when)s. Its keywords are skipped "
+                "(source_unavailable) until they are renewed."
             )
             % {"source": slug, "when": when},
         )

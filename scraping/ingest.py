@@ -18,9 +18,11 @@ What is stored and what is notified:
   moves when the ad changes, or when the ad is seen again more than an hour
   after the stored value, and then only that column in one bulk UPDATE.
   An ad marked gone that is seen again counts as changed (its gone_at is cleared).
-* Relists (Ad.objects.match_new_ads, tracker.relists): an ad new to the database that matches an ad gone
+* Relists (Ad.objects.match_new_ads, tracker.relists): an ad new to the database that matches an ad
+gone
   within RELIST_WINDOW_DAYS and names the same seller gets `relist_of`; the gone
-  ad's last price counts as its previous price (a `PriceChange` when it differs), and its `new` rows carry
+  ad's last price counts as its previous price (a `PriceChange` when it differs), and its `new` rows
+  carry
   that price as `old_price`, so the message says "relisted" instead of "new ad".
   A relist is news like a new ad: drop rules do not filter it (they judge drops
   of ads a chat already heard of); a cheaper relist still shows as a drop in the

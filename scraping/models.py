@@ -95,7 +95,8 @@ class ScrapeRun(models.Model):
         return f"{self.source} run {self.pk} ({self.status})"
 
     def finish(self, outcome, now=None):
-        """Records a `scraping.scrape.Outcome` (status, error, detail, RunCounts) and closes the run."""
+        """Records a `scraping.scrape.Outcome` (status, error, detail, RunCounts) and closes the
+        run."""
         counts = outcome.counts
         return self.close(
             outcome.status,

@@ -67,7 +67,8 @@ def settled_rows(first, last):
 
 
 def _settle(hours):
-    """{hour: rows} of `hours`, read in one query; the settled ones are stored (and old ones deleted)."""
+    """{hour: rows} of `hours`, read in one query; the settled ones are stored (and old ones
+    deleted)."""
     per_hour = {hour: [] for hour in hours}
     runs = _started(hours[0], hours[-1] + HOUR).exclude(status=ScrapeRun.Status.SKIPPED)
     runs = runs.annotate(hour=Trunc("started_at", "hour", tzinfo=UTC))

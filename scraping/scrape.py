@@ -112,7 +112,8 @@ def _scrape(keyword, max_pages, dry_run, on_page, sweep=False):
 
 
 def _note_bad_ads(outcome, keyword, page):
-    """Ads the parser skipped: counted in counters.bad_ads, the first one's reason in the run's detail."""
+    """Ads the parser skipped: counted in counters.bad_ads, the first one's reason in the run's
+    detail."""
     bad = page.extra.get("bad_ads") or []
     if not bad:
         return

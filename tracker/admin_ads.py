@@ -161,7 +161,8 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
 
     @admin.display(description=_("price"))
     def price_shown(self, obj):
-        """The one price format (€ 1.236,50, zu verschenken, Preis auf Anfrage), not the raw decimal."""
+        """The one price format (€ 1.236,50, zu verschenken, Preis auf Anfrage), not the raw
+        decimal."""
         return format_price(obj.price)
 
     @admin.display(description=_("price"), ordering="price")

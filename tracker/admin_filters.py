@@ -101,7 +101,8 @@ class DroppedInPriceFilter(admin.SimpleListFilter):
 
 
 class AdSourceFilter(admin.SimpleListFilter):
-    """The keywords' sources (a few hundred rows), not a field filter's SELECT DISTINCT over every ad."""
+    """The keywords' sources (a few hundred rows), not a field filter's SELECT DISTINCT over every
+    ad."""
 
     title = _("source")
     parameter_name = "source"

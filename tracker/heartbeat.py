@@ -1,4 +1,5 @@
-"""The last sign of life of a long-running process (scheduler, bot): what /health and the watchdog read."""
+"""The last sign of life of a long-running process (scheduler, bot): what /health and the watchdog
+read."""
 
 from django.db import models
 from django.utils import timezone
@@ -22,7 +23,8 @@ class Heartbeat(models.Model):
 
     @classmethod
     def beat(cls, name, detail=""):
-        """One upsert (INSERT … ON CONFLICT DO UPDATE): every tick and bot poll beats; update_or_create took four round trips."""
+        """One upsert (INSERT … ON CONFLICT DO UPDATE): every tick and bot poll beats;
+        update_or_create took four round trips."""
         row = cls(name=name, last_seen_at=timezone.now(), detail=detail)
         cls.objects.bulk_create(
             [row],

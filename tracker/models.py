@@ -31,7 +31,8 @@ class KeywordQuerySet(models.QuerySet):
         return self.active().filter(next_sweep_at__lte=now or timezone.now())
 
     def schedule_sweeps(self, now=None):
-        """Gives keywords without a sweep time one, spread over SCRAPE_SWEEP_HOURS by their pk (no herd)."""
+        """Gives keywords without a sweep time one, spread over SCRAPE_SWEEP_HOURS by their pk (no
+        herd)."""
         now = now or timezone.now()
         scheduled = 0
         for pk in self.filter(next_sweep_at__isnull=True).values_list("pk", flat=True):
@@ -55,13 +56,15 @@ class KeywordQuerySet(models.QuerySet):
         )
 
     def failing(self, streak):
-        """Active keywords whose last `streak` finished runs all failed, or whose last one was banned."""
+        """Active keywords whose last `streak` finished runs all failed, or whose last one was
+        banned."""
         return self.active().filter(
             Q(consecutive_failures__gte=streak) | Q(last_finished_status="banned")
         )
 
     def record_finished_run(self, status, error, detail, now):
-        """Folds one finished run into the stored verdict: a failure grows the streak, anything else ends it."""
+        """Folds one finished run into the stored verdict: a failure grows the streak, anything else
+        ends it."""
         if status in ("failed", "banned"):
             return self.update(
                 consecutive_failures=F("consecutive_failures") + 1,
@@ -105,7 +108,8 @@ class Keyword(models.Model):
         blank=True,
         default="",
         help_text=_(
-            "Ads whose title contains any of these words are ignored. One per line or comma-separated."
+            "Ads whose title contains any of these words are ignored. One per line or "
+            "comma-separated."
         ),
     )
     interval_minutes = models.PositiveIntegerField(
@@ -178,7 +182,8 @@ class Keyword(models.Model):
         return timedelta(seconds=(pk * 2654435761) % (2**32) % period)
 
     def fill_default_name(self, describe):
-        """Without a name, name the keyword `describe(query, price_min=, price_max=)` (its source's description)."""
+        """Without a name, name the keyword `describe(query, price_min=, price_max=)` (its source's
+        description)."""
         if not self.name.strip():
             limit = self._meta.get_field("name").max_length
             self.name = describe(self.query, price_min=self.price_min, price_max=self.price_max)[

@@ -14,7 +14,8 @@ from notifications.messages import esc
 from notifications.models import TelegramChat
 
 PENDING_TEXT = gettext_noop(
-    "⏳ Your request to use Lago is waiting for an admin's approval. You will get a message here once it is approved."
+    "⏳ Your request to use Lago is waiting for an admin's approval. You will get a message here "
+    "once it is approved."
 )
 UNKNOWN_TEXT = gettext_noop(
     "👋 This is Lago, the willhaben.at watcher. Send /start to ask for access."
@@ -60,7 +61,8 @@ def start(ref: ChatRef, args=()) -> Reply:
     if outcome == "welcome":
         with translation.override(chat.language):
             welcome = _(
-                "Welcome to Lago! You will hear about new ads and price drops for the keywords you follow."
+                "Welcome to Lago! You will hear about new ads and price drops for the keywords you "
+                "follow."
             )
             return Reply(f"✅ {welcome}\n\n" + help_text(chat))
     if outcome == "resumed":
@@ -70,7 +72,8 @@ def start(ref: ChatRef, args=()) -> Reply:
     if outcome == "already":
         return Reply(
             _(
-                "You are registered already. /keywords lists what you can follow, /help all commands."
+                "You are registered already. /keywords lists what you can follow, /help all "
+                "commands."
             )
         )
     if outcome == "waiting":
@@ -92,7 +95,8 @@ def start(ref: ChatRef, args=()) -> Reply:
             )
             others.append((admin_id, Reply(request, keyboards.approve_keyboard(ref.chat_id))))
     thanks = _(
-        "Thanks! An admin must approve this chat before Lago sends anything. You will get a message here once approved."
+        "Thanks! An admin must approve this chat before Lago sends anything. You will get a "
+        "message here once approved."
     )
     return Reply("📨 " + thanks, others=others)
 

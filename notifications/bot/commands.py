@@ -69,7 +69,8 @@ def _keyword_arg(args, command, active_only=True, chat=None):
     if not args:
         return None, Reply(
             _(
-                "Which keyword? Send /%(command)s &lt;id&gt;, e.g. /%(command)s 12. /keywords lists the ids."
+                "Which keyword? Send /%(command)s &lt;id&gt;, e.g. /%(command)s 12. /keywords "
+                "lists the ids."
             )
             % {"command": command}
         )
@@ -110,13 +111,15 @@ def _keyword_by_name(text, command, active_only, chat):
     if found:
         return None, Reply(
             _(
-                "Several keywords are called “%(name)s”: send /%(command)s &lt;id&gt;. /keywords lists the ids."
+                "Several keywords are called “%(name)s”: send /%(command)s &lt;id&gt;. /keywords "
+                "lists the ids."
             )
             % {"name": esc(text), "command": command}
         )
     return None, Reply(
         _(
-            "There is no active keyword “%(name)s”. Send /%(command)s &lt;id&gt;; /keywords lists them."
+            "There is no active keyword “%(name)s”. Send /%(command)s &lt;id&gt;; /keywords lists "
+            "them."
         )
         % {"name": esc(text), "command": command}
     )
@@ -258,14 +261,16 @@ def add(ref: ChatRef, args=()) -> Reply:
     if not settings.TELEGRAM_USERS_MAY_ADD_KEYWORDS:
         return Reply(
             _(
-                "Adding keywords from the chat is turned off. Ask an admin to add it; /keywords lists the existing ones."
+                "Adding keywords from the chat is turned off. Ask an admin to add it; /keywords "
+                "lists the existing ones."
             )
         )
     query = " ".join(args).strip()
     if not query:
         return Reply(
             _(
-                "What should Lago search for? Send /add &lt;search words&gt;, e.g. /add rennrad carbon."
+                "What should Lago search for? Send /add &lt;search words&gt;, e.g. /add rennrad "
+                "carbon."
             )
         )
     if len(query) > QUERY_MAX:
@@ -281,7 +286,8 @@ def add(ref: ChatRef, args=()) -> Reply:
         >= limit
     ):
         too_many = _(
-            "You proposed %(n)d keywords in the last 24 hours, the most a chat may. Please wait for an admin to look at them."
+            "You proposed %(n)d keywords in the last 24 hours, the most a chat may. Please wait "
+            "for an admin to look at them."
         )
         return Reply(too_many % {"n": limit})
     # The admins' alert in the site's language (LANGUAGE_CODE), not the proposing chat's.
@@ -292,12 +298,14 @@ def add(ref: ChatRef, args=()) -> Reply:
         enqueue_admin_alert(
             f"keyword-proposed:{keyword.pk}",
             _(
-                "Chat %(chat)s proposed keyword #%(id)s “%(query)s”. Activate it in the Django admin (Keywords)."
+                "Chat %(chat)s proposed keyword #%(id)s “%(query)s”. Activate it in the Django "
+                "admin (Keywords)."
             )
             % {"chat": ref.chat_id, "id": keyword.pk, "query": query},
         )
     proposed = _(
-        "Keyword #%(id)s “%(query)s” is proposed. An admin must activate it; then /subscribe %(id)s."
+        "Keyword #%(id)s “%(query)s” is proposed. An admin must activate it; then /subscribe "
+        "%(id)s."
     )
     return Reply("📝 " + proposed % {"id": keyword.pk, "query": esc(query)})
 

@@ -1,4 +1,5 @@
-"""Drop rules from the chat: `/subscribe <keyword> [below <price> | drop <N>% | every]` and the buttons on drop messages."""
+"""Drop rules from the chat: `/subscribe <keyword> [below <price> | drop <N>% | every]` and the
+buttons on drop messages."""
 
 import logging
 from decimal import Decimal, InvalidOperation
@@ -42,7 +43,8 @@ def _value(rule, raw):
     except InvalidOperation:
         raise RuleError(
             _(
-                "“%(value)s” is not a number: send e.g. /subscribe 12 below 500 or /subscribe 12 drop 10%%."
+                "“%(value)s” is not a number: send e.g. /subscribe 12 below 500 or /subscribe 12 "
+                "drop 10%%."
             )
             % {"value": raw}
         ) from None
@@ -76,7 +78,8 @@ def press(chat, data) -> CallbackReply:
     if subscription is None:
         return CallbackReply(
             _(
-                "You do not follow this keyword (any more): nothing changed. /status lists what you follow."
+                "You do not follow this keyword (any more): nothing changed. /status lists what "
+                "you follow."
             ),
             alert=True,
         )

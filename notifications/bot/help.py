@@ -23,7 +23,8 @@ def help_text(chat):
         "/unmute — " + _("messages on again (also for muted keywords)"),
         "/quiet 22-7 — "
         + _(
-            "quiet hours: messages wait until they end (/quiet 22-7 Europe/Berlin: another time zone; /quiet off)"
+            "quiet hours: messages wait until they end (/quiet 22-7 Europe/Berlin: another time "
+            "zone; /quiet off)"
         ),
         "/status — " + _("your subscriptions and recent messages"),
         "/stop — " + _("stop all messages (/start resumes)"),

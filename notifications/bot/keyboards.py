@@ -42,7 +42,8 @@ def parse(data: str | None) -> Action | None:
 
 
 def parse_rule(data: str | None) -> tuple[int, str, Decimal | None] | None:
-    """ "rule:12:p10" → (12, "percent", 10); "b500" → "below", "every" → "every"; None for anything else."""
+    """ "rule:12:p10" → (12, "percent", 10); "b500" → "below", "every" → "every"; None for anything
+    else."""
     match = RULE_DATA.fullmatch(data or "")
     if match is None:
         return None

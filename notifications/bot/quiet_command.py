@@ -1,6 +1,7 @@
 """`/quiet 22-7 [Europe/Berlin]`, `/quiet off`, `/quiet`: a chat's quiet hours.
 
-Messages due inside the window wait in the outbox and come after it (Notification.objects.hold_for_quiet_hours).
+Messages due inside the window wait in the outbox and come after it
+(Notification.objects.hold_for_quiet_hours).
 """
 
 import re
@@ -27,12 +28,14 @@ class QuietError(ValueError):
 
 
 def parse(text):
-    """ "22-7 Europe/Berlin" → (time(22), time(7), "Europe/Berlin"); the zone is None when not given."""
+    """ "22-7 Europe/Berlin" → (time(22), time(7), "Europe/Berlin"); the zone is None when not
+    given."""
     match = WINDOW.fullmatch(text.strip())
     if match is None:
         raise QuietError(
             _(
-                "Send the quiet hours as /quiet 22-7 or /quiet 22:30-07:00 (optionally a time zone: /quiet 22-7 Europe/Berlin)."
+                "Send the quiet hours as /quiet 22-7 or /quiet 22:30-07:00 (optionally a time "
+                "zone: /quiet 22-7 Europe/Berlin)."
             )
         )
     start_h, start_m, end_h, end_m, zone = match.groups()
@@ -70,7 +73,8 @@ def quiet(ref: ChatRef, args=()) -> Reply:
         if chat.quiet_start is None:
             return Reply(
                 _(
-                    "No quiet hours: messages come at any time. Set some with /quiet 22-7 (or /quiet 22-7 Europe/Berlin)."
+                    "No quiet hours: messages come at any time. Set some with /quiet 22-7 (or "
+                    "/quiet 22-7 Europe/Berlin)."
                 )
             )
         return Reply(
@@ -99,7 +103,8 @@ def quiet(ref: ChatRef, args=()) -> Reply:
     chat.set_quiet_hours(start, end, zone, now=timezone.now())
     return Reply(
         _(
-            "🌙 Quiet hours set: %(window)s. Messages due then wait and come when they end (several as one digest); nothing is lost."
+            "🌙 Quiet hours set: %(window)s. Messages due then wait and come when they end (several "
+            "as one digest); nothing is lost."
         )
         % {"window": esc(describe(chat))}
         + "\n"

@@ -31,7 +31,8 @@ class Reply:
 
 @dataclass
 class CallbackReply:
-    """The answer to a button press: a toast, and optionally new text/keyboard for the pressed message."""
+    """The answer to a button press: a toast, and optionally new text/keyboard for the pressed
+    message."""
 
     toast: str
     alert: bool = False

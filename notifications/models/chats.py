@@ -18,7 +18,8 @@ logger = logging.getLogger(__name__)
 MUTED_FOREVER = datetime(2999, 12, 31, tzinfo=UTC)
 # Stored in English on the row; rendered in the chat's language when sent (messages.render).
 WELCOME_TEXT = gettext_noop(
-    "✅ An admin approved this chat: Lago is ready. Send /keywords to choose what to follow, /help for all commands."
+    "✅ An admin approved this chat: Lago is ready. Send /keywords to choose what to follow, /help "
+    "for all commands."
 )
 
 
@@ -42,7 +43,8 @@ class TelegramChatQuerySet(models.QuerySet):
         return self.active().filter(is_admin=True)
 
     def quiet_until(self, now):
-        """{chat pk: end of its quiet window (UTC)} for the active chats inside their quiet hours at `now`."""
+        """{chat pk: end of its quiet window (UTC)} for the active chats inside their quiet hours at
+        `now`."""
         chats = (
             self.active()
             .filter(quiet_start__isnull=False)
@@ -132,7 +134,8 @@ class TelegramChatQuerySet(models.QuerySet):
             if clash is not None:
                 if clash.subscriptions.exists():
                     logger.warning(
-                        "bot: chat %s migrated to %s, which already has subscriptions; keeping both",
+                        "bot: chat %s migrated to %s, which already has subscriptions; keeping "
+                        "both",
                         old_chat_id,
                         new_chat_id,
                     )
@@ -143,7 +146,8 @@ class TelegramChatQuerySet(models.QuerySet):
                     self.filter(pk=old.pk).update(chat_id=new_chat_id)
             except IntegrityError:  # a row for the new id was created concurrently
                 logger.warning(
-                    "notifications: chat %s migrated to %s, which was created meanwhile; keeping both",
+                    "notifications: chat %s migrated to %s, which was created meanwhile; keeping "
+                    "both",
                     old_chat_id,
                     new_chat_id,
                 )

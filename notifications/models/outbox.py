@@ -212,7 +212,8 @@ class NotificationQuerySet(models.QuerySet):
                 setattr(n, name, value)
         if updated < len(rows):
             logger.warning(
-                "notifications: %d of notifications %s were reclaimed before being recorded as sent",
+                "notifications: %d of notifications %s were reclaimed before being recorded as "
+                "sent",
                 len(rows) - updated,
                 pks,
             )

@@ -1,4 +1,5 @@
-"""The send pace one bot keeps across every sender process of every cluster (notifications/pacing.py).
+"""The send pace one bot keeps across every sender process of every cluster
+(notifications/pacing.py).
 
 Every reservation is a short transaction that first locks the bot's row (a row lock on
 PostgreSQL, the write lock an IMMEDIATE transaction takes on SQLite), so reservations of

@@ -37,7 +37,8 @@ class QuietHours(models.Model):
         blank=True,
         default="",
         help_text=gettext_lazy(
-            "For the quiet hours: an IANA name such as Europe/Berlin; empty: the server's TIME_ZONE."
+            "For the quiet hours: an IANA name such as Europe/Berlin; empty: the server's "
+            "TIME_ZONE."
         ),
     )
 
@@ -107,7 +108,8 @@ class QuietHours(models.Model):
         return self.release_held(old_end, now)
 
     def release_held(self, old_end, now):
-        """Makes the rows held until `old_end` due now (a window end is a whole minute: no retry lands on it)."""
+        """Makes the rows held until `old_end` due now (a window end is a whole minute: no retry
+        lands on it)."""
         if old_end is None or old_end <= now:
             return 0
         return (

@@ -102,7 +102,8 @@ class Subscription(models.Model):
             low, high, step = cls.PERCENT_MIN, cls.PERCENT_MAX, cls.PERCENT_STEP
             error = ValidationError(
                 gettext(
-                    "A price drop percentage must be between %(min)s and %(max)s %% (e.g. 10 or 12.5)."
+                    "A price drop percentage must be between %(min)s and %(max)s %% (e.g. 10 or "
+                    "12.5)."
                 )
                 % {"min": low, "max": high},
                 code="percent_range",

@@ -72,7 +72,8 @@ def _exact(value, name, required=False):
         raise BadAd(f"{name} {value[:80]!r} holds a NUL character")
     if len(value) > _max_length(name):
         raise BadAd(
-            f"{name} is {len(value)} characters, the column holds {_max_length(name)}: {value[:80]!r}"
+            f"{name} is {len(value)} characters, the column holds {_max_length(name)}: "
+            f"{value[:80]!r}"
         )
     return value
 

@@ -127,7 +127,8 @@ GENERIC_SEGMENTS = {"kaufen-und-verkaufen", "marktplatz", "immobilien"}
 
 
 def _path_label(path):
-    """ "immobilien/mietwohnungen/wien" → "Mietwohnungen Wien" (category ids and listing suffixes dropped)."""
+    """ "immobilien/mietwohnungen/wien" → "Mietwohnungen Wien" (category ids and listing suffixes
+    dropped)."""
     segments = [
         re.sub(r"-\d+$", "", s)
         for s in path.split("/")
@@ -239,7 +240,8 @@ def reaches_cursor(ads, cursor):
 
 
 def next_link_pin(result):
-    """The `publishedDateTo` of the response's nextLink, if there is one (a malformed link list has none)."""
+    """The `publishedDateTo` of the response's nextLink, if there is one (a malformed link list has
+    none)."""
     paging = result.get("pagingLinksList")
     links = paging.get("contextLink") if isinstance(paging, dict) else None
     for link in links if isinstance(links, list) else []:

@@ -12,7 +12,8 @@ register = template.Library()
 
 @register.filter
 def choice_links(choices):
-    """The <li> links of admin/filter.html, without a template loop per choice (300 keywords: 300 loops)."""
+    """The <li> links of admin/filter.html, without a template loop per choice (300 keywords: 300
+    loops)."""
     links = []
     for choice in choices:
         selected = ' class="selected"' if choice["selected"] else ""

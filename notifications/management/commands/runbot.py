@@ -34,7 +34,8 @@ class Command(BaseCommand):
         except InvalidToken:
             # PTB's message names the token: never print it (it lands in every restart's log).
             raise CommandError(
-                "Telegram rejected TELEGRAM_BOT_TOKEN (revoked or mistyped). Get the current token from @BotFather and set it."
+                "Telegram rejected TELEGRAM_BOT_TOKEN (revoked or mistyped). Get the current token "
+                "from @BotFather and set it."
             ) from None
         if verbosity:
             self.stdout.write(self.style.SUCCESS("runbot: stopped"))

@@ -120,7 +120,8 @@ class Command(BaseCommand):
         ]
         self.stdout.write(f"  bot          {polling}")
         self.stdout.write(
-            f"  sending      {'PAUSED (no TELEGRAM_BOT_TOKEN)' if health['sending_paused'] else 'active'}"
+            "  sending      "
+            f"{'PAUSED (no TELEGRAM_BOT_TOKEN)' if health['sending_paused'] else 'active'}"
         )
         queue = health["queue"]
         oldest = (
@@ -142,7 +143,8 @@ class Command(BaseCommand):
             name = k["name"] or k["query"]
             self.stdout.write(
                 self.style.WARNING(
-                    f"  FAILING      {k['source']} keyword #{k['id']} {name}: {k['consecutive_failures']} failed runs in a row, "
+                    f"  FAILING      {k['source']} keyword #{k['id']} {name}: "
+                    f"{k['consecutive_failures']} failed runs in a row, "
                     f"last {k['last_finished_status']}: {k['last_error']}"
                 )
             )
@@ -173,7 +175,8 @@ class Command(BaseCommand):
             k: f"~{v}" if k in stats["estimated"] else v for k, v in stats.items()
         }  # ~: an estimate
         self.stdout.write(
-            f"Ads: {shown['ads_indexed']} indexed, {stats['ads_new_24h']} new and {stats['price_drops_24h']} price drops in 24 h"
+            f"Ads: {shown['ads_indexed']} indexed, {stats['ads_new_24h']} new and "
+            f"{stats['price_drops_24h']} price drops in 24 h"
         )
         runs = ", ".join(f"{s} {n}" for s, n in stats["runs_24h"].items() if n) or "none"
         skips = ", ".join(f"{r} {n}" for r, n in stats["skips_24h"].items()) or "none"
@@ -182,7 +185,8 @@ class Command(BaseCommand):
             if when < now:  # a big installation's cached reading (STATS_CACHE_S)
                 self.stdout.write(f"({figures} read {_ago(when, now)})")
         self.stdout.write(
-            f"Notifications: {shown['notifications_sent']} sent, {stats['notifications_pending']} pending, "
+            f"Notifications: {shown['notifications_sent']} sent, {stats['notifications_pending']} "
+            "pending, "
             f"{stats['notifications_dead']} dead"
         )
         for source, when in stats["last_success_per_source"].items():
@@ -215,7 +219,8 @@ class Command(BaseCommand):
 
 
 def probe_host():
-    """A Host header Django accepts: the first ALLOWED_HOSTS entry that names a host (None: the URL's own)."""
+    """A Host header Django accepts: the first ALLOWED_HOSTS entry that names a host (None: the
+    URL's own)."""
     for host in settings.ALLOWED_HOSTS:
         host = host.lstrip(".")  # ".example.org" allows example.org and its subdomains
         if host and host != "*":
@@ -224,7 +229,8 @@ def probe_host():
 
 
 def web_problem(url):
-    """GET the /health URL: None when it answers 200, else the reason it gives (or the transport error)."""
+    """GET the /health URL: None when it answers 200, else the reason it gives (or the transport
+    error)."""
     host = probe_host()
     request = urllib.request.Request(url, headers={"Host": host} if host else {})
     try:

@@ -43,7 +43,8 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"watchdog: cannot start {child!r}: {exc}") from exc
         self.stdout.write(
-            f"watchdog: pid {proc.pid} {' '.join(child)}; {heartbeat} stale after {stale_s}s, checked every {interval}s"
+            f"watchdog: pid {proc.pid} {' '.join(child)}; {heartbeat} stale after {stale_s}s, "
+            f"checked every {interval}s"
         )
         self.stdout.flush()
 
@@ -59,7 +60,8 @@ class Command(BaseCommand):
                 age = self.age(heartbeat, time.monotonic() - started)
                 if age is not None and age > stale_s:
                     self.stderr.write(
-                        f"watchdog: {heartbeat} heartbeat {int(age)}s old (> {stale_s}s): stopping pid {proc.pid}"
+                        f"watchdog: {heartbeat} heartbeat {int(age)}s old (> {stale_s}s): stopping "
+                        f"pid {proc.pid}"
                     )
                     self.stop(proc)
                     sys.exit(1)
@@ -68,7 +70,8 @@ class Command(BaseCommand):
             sys.exit(return_code if return_code >= 0 else 128 - return_code)
 
     def age(self, heartbeat, running_s):
-        """Seconds since the last beat, counted from the watchdog's start at most; None if unreadable."""
+        """Seconds since the last beat, counted from the watchdog's start at most; None if
+        unreadable."""
         close_old_connections()
         try:
             age = Heartbeat.age_seconds(heartbeat)
@@ -84,7 +87,8 @@ class Command(BaseCommand):
             proc.wait(timeout=settings.WATCHDOG_KILL_AFTER_S)
         except subprocess.TimeoutExpired:
             self.stderr.write(
-                f"watchdog: pid {proc.pid} ignored SIGTERM for {settings.WATCHDOG_KILL_AFTER_S}s: SIGKILL"
+                f"watchdog: pid {proc.pid} ignored SIGTERM for {settings.WATCHDOG_KILL_AFTER_S}s: "
+                "SIGKILL"
             )
             proc.kill()
             proc.wait()

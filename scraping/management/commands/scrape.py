@@ -79,7 +79,8 @@ class Command(BaseCommand):
         if c.extra.get("coverage_gap"):
             self.stdout.write(
                 self.style.WARNING(
-                    "page cap reached before the cursor: raise SCRAPE_MAX_PAGES or shorten the interval"
+                    "page cap reached before the cursor: raise SCRAPE_MAX_PAGES or shorten the "
+                    "interval"
                 )
             )
 
@@ -96,7 +97,8 @@ class Command(BaseCommand):
         run, skip = claim_keyword_now(keyword, kind=kind)
         if run is None:
             raise CommandError(
-                f"keyword {keyword.pk} not started: {skip.reason} ({skip.detail}); a skipped run is recorded"
+                f"keyword {keyword.pk} not started: {skip.reason} ({skip.detail}); a skipped run "
+                "is recorded"
             )
         return run
 

@@ -26,8 +26,10 @@ class Command(BaseCommand):
             if not User.objects.filter(is_superuser=True).exists():
                 self.stdout.write(
                     self.style.WARNING(
-                        "No admin user yet. Create one with `.venv/bin/python manage.py createsuperuser`, "
-                        "or set DJANGO_SUPERUSER_USERNAME and DJANGO_SUPERUSER_PASSWORD and run again."
+                        "No admin user yet. Create one with `.venv/bin/python manage.py "
+                        "createsuperuser`, "
+                        "or set DJANGO_SUPERUSER_USERNAME and DJANGO_SUPERUSER_PASSWORD and run "
+                        "again."
                     )
                 )
             return
