@@ -59,7 +59,8 @@ def start_redis():
 
 
 def run_point(broker, workers):
-    """One cycle with `workers` worker processes on `broker`; returns bench/cycle.py's JSON result."""
+    """One cycle with `workers` worker processes on `broker`; returns bench/cycle.py's JSON
+    result."""
     env = dict(
         os.environ,
         BENCH_KEYWORDS=str(KEYWORDS),

@@ -1,1 +1,2 @@
-"""The Lago project package: settings, environment, logging, error tracking, urls and entry points."""
+"""The Lago project package: settings, environment, logging, error tracking, urls and entry
+points."""

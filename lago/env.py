@@ -1,4 +1,5 @@
-"""Reading the environment strictly (a bad boolean is an error, not False), and secrets from files."""
+"""Reading the environment strictly (a bad boolean is an error, not False), and secrets from
+files."""
 
 from pathlib import Path
 
@@ -28,7 +29,8 @@ def read_env(dotenv):
 
 
 def secret(name, default=""):
-    """A secret from NAME_FILE (a compose/systemd secret file; trailing newline dropped), else NAME."""
+    """A secret from NAME_FILE (a compose/systemd secret file; trailing newline dropped), else
+    NAME."""
     path = StrictEnv().str(f"{name}_FILE", default="")
     if not path:
         return StrictEnv().str(name, default=default)

@@ -1,1 +1,2 @@
-"""Framework-light helpers every app may use (like healthchecks' hc/lib): no Lago app imports here."""
+"""Framework-light helpers every app may use (like healthchecks' hc/lib): no Lago app imports
+here."""

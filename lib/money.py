@@ -29,7 +29,8 @@ def format_price(price) -> str:
 
 
 def price_range(price_min=None, price_max=None) -> str:
-    """A keyword's price bounds in words: "bis € 500", "ab € 100", "€ 100 – 250,50", or "" for none."""
+    """A keyword's price bounds in words: "bis € 500", "ab € 100", "€ 100 – 250,50", or "" for
+    none."""
     if price_min is not None and price_max is not None:
         return f"{euro(price_min)} – {euro(price_max)[2:]}"
     if price_max is not None:

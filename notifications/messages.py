@@ -194,7 +194,8 @@ def render_digest(notifications, backlog) -> tuple[Rendered, int]:
 
 
 def digest_header(notifications, backlog):
-    """ "3 new ads for fahrrad, ski": the keywords of the listed rows, in order of first appearance."""
+    """ "3 new ads for fahrrad, ski": the keywords of the listed rows, in order of first
+    appearance."""
     rows = notifications[:DIGEST_MAX_ITEMS]
     names = list(dict.fromkeys(n.keyword.display_name for n in rows if n.keyword_id))
     values = {

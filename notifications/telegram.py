@@ -155,7 +155,8 @@ def _close_quietly(rt):
 
 
 def call(method: str, **params):
-    """Runs one Bot coroutine method (e.g. "get_me") on this process's loop; raises DeliveryError."""
+    """Runs one Bot coroutine method (e.g. "get_me") on this process's loop; raises
+    DeliveryError."""
     with _lock:
         rt = runtime()
         try:

@@ -97,7 +97,8 @@ def database_answers():
 
 
 class _Probe:
-    """A daemon thread that runs `SELECT 1` on request, on a connection it keeps (one per process)."""
+    """A daemon thread that runs `SELECT 1` on request, on a connection it keeps (one per
+    process)."""
 
     def __init__(self):
         self.jobs = queue.SimpleQueue()
@@ -202,7 +203,8 @@ def _iso(moment):
 
 
 def _problem(name, age, uptime):
-    """Grace only while this long-running process is younger than the threshold (uptime None: none)."""
+    """Grace only while this long-running process is younger than the threshold (uptime None:
+    none)."""
     stale_s = getattr(settings, STALE_SETTINGS[name])
     return heartbeat_problem(name, age, stale_s, in_grace=uptime is not None and uptime < stale_s)
 

@@ -36,7 +36,8 @@ def failing_keywords():
 
 
 def source_rows(now=None):
-    """{source: minutes since its newest success} for every source with active keywords (one query)."""
+    """{source: minutes since its newest success} for every source with active keywords (one
+    query)."""
     now = now or timezone.now()
     rows = (
         Keyword.objects.active()

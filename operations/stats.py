@@ -60,7 +60,8 @@ KEYWORD_FIELDS = (
 
 
 def _overdue_s(keyword, now):
-    """Seconds past the overdue limit, or None. A keyword that never ran counts from its creation."""
+    """Seconds past the overdue limit, or None. A keyword that never ran counts from its
+    creation."""
     if not keyword["is_active"]:
         return None
     reference = keyword["last_run_at"] or keyword["created_at"]
@@ -130,7 +131,8 @@ def keyword_rows(now, latest_runs=True, values=None):
 
 
 def zero_result_alerts():
-    """The keywords with an open zero-result alert (few rows), without reading every keyword's row."""
+    """The keywords with an open zero-result alert (few rows), without reading every keyword's
+    row."""
     alerts = Keyword.objects.filter(zero_result_alert_at__isnull=False).values(
         "id", "name", "query", "zero_result_alert_at"
     )

@@ -84,7 +84,8 @@ class KeywordPageMixin:
 
     @admin.display(description=gettext_lazy("last runs"))
     def recent_runs(self, obj):
-        """The last runs (one bounded query on scraperun_keyword_idx), each linked to its run page."""
+        """The last runs (one bounded query on scraperun_keyword_idx), each linked to its run
+        page."""
         if obj is None or obj.pk is None:
             return ""
         runs = list(

@@ -80,7 +80,8 @@ def passes_filters(keyword, ad):
 
 
 def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=None):
-    """Upsert `ads` (ParsedAds) for `keyword` and queue its notifications; returns an IngestResult."""
+    """Upsert `ads` (ParsedAds) for `keyword` and queue its notifications; returns an
+    IngestResult."""
     now = now or timezone.now()
     ads = list({ad.external_id: ad for ad in ads}.values())  # a page may repeat a top ad
     if not ads:

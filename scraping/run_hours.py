@@ -46,7 +46,8 @@ def _started(since, until=None):
 
 
 def window_rows(since, now):
-    """The grouped rows of the runs started since `since` (until `now`), settled hours from RunHour."""
+    """The grouped rows of the runs started since `since` (until `now`), settled hours from
+    RunHour."""
     first = _hour_ceil(since)
     last = _hour_floor(now - timedelta(minutes=settings.SCRAPE_ZOMBIE_MINUTES) - SETTLE_MARGIN)
     if last <= first:

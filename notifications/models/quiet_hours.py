@@ -17,7 +17,8 @@ ZONE_MAX = 64
 
 
 def zone_or_none(name):
-    """ZoneInfo(name), or None for an empty or unknown name (never a path outside the tz database)."""
+    """ZoneInfo(name), or None for an empty or unknown name (never a path outside the tz
+    database)."""
     if not name or len(name) > ZONE_MAX:
         return None
     try:

@@ -40,7 +40,8 @@ class WillhabenSource(Source):
     max_rows = MAX_ROWS
 
     def describe(self, query, *, price_min=None, price_max=None):
-        """Words as typed; a pasted URL as its search words or category path, with its price bounds."""
+        """Words as typed; a pasted URL as its search words or category path, with its price
+        bounds."""
         if not query.strip().lower().startswith(("http://", "https://")):
             return super().describe(query, price_min=price_min, price_max=price_max)
         try:
