@@ -11,6 +11,7 @@ from operations.management.commands.init_env import ensure_local_env
 PROJECT_PARTS = [
     "manage.py",
     "lib",
+    "lago",
     "tracker",
     "notifications",
     "scraping",
