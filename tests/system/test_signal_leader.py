@@ -9,20 +9,22 @@ from tests.processes import wait_for
 
 LEADER = """
 import signal, subprocess, sys, time
-grandchild = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]])
+grandchild = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]], stdin=subprocess.PIPE)
 def stop(signum, frame):
-    grandchild.send_signal(signal.SIGUSR1)  # the leader ends its own children, as qcluster's main process does
+    grandchild.stdin.close()  # the leader ends its own children, as qcluster's main process does
     grandchild.wait()
     sys.exit(0)
 signal.signal(signal.SIGTERM, stop)
 print("ready", flush=True)
-time.sleep(30)
+time.sleep(60)
 """
+# Ends when its stdin closes, not by a signal: a SIGTERM that reaches it always runs the handler
+# (and leaves the marker) before it exits.
 GRANDCHILD = """
-import pathlib, signal, sys, time
+import pathlib, signal, sys
 signal.signal(signal.SIGTERM, lambda *a: open(sys.argv[1], "w").write("SIGTERM reached the grandchild"))
 pathlib.Path(sys.argv[1] + ".ready").touch()
-time.sleep(30)
+sys.stdin.readline()
 """
 STUBBORN = """
 import signal, time
