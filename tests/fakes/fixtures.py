@@ -3,6 +3,7 @@
 import pytest
 
 from notifications import sender
+from scraping import http
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.willhaben import FakeWillhaben
 
@@ -18,6 +19,15 @@ def willhaben_server(settings):
     settings.HTTP_TIMEOUT = 2.0
     yield server
     server.stop()
+
+
+@pytest.fixture
+def fetch_waits(monkeypatch):
+    """The seconds scraping.http.fetch() was asked to wait (retry backoff, Retry-After, the
+    per-host gap), recorded instead of slept."""
+    waits = []
+    monkeypatch.setattr(http, "sleep", waits.append)
+    return waits
 
 
 @pytest.fixture

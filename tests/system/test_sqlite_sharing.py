@@ -7,7 +7,7 @@ import sys
 import pytest
 from django.conf import settings
 
-from tests.processes import child_env, migrate
+from tests.processes import child_env
 
 WRITER = """
 import django
@@ -23,10 +23,8 @@ print("ok")
 
 
 @pytest.fixture
-def sqlite_file_env(tmp_path):
-    env = child_env(database=tmp_path / "shared.sqlite3")
-    migrate(env)
-    return env
+def sqlite_file_env(sqlite_database):
+    return child_env(database=sqlite_database)
 
 
 def test_the_file_database_runs_in_wal_mode(sqlite_file_env):
