@@ -85,7 +85,8 @@ def status_json():
 
     from operations import stats_cache
 
-    stats_cache.forget()  # `manage.py status` is a process of its own: it starts with an empty cache
+    # `manage.py status` is a process of its own: it starts with an empty cache
+    stats_cache.forget()
     try:
         call_command("status", "--json", stdout=io.StringIO())
     except SystemExit:

@@ -117,11 +117,13 @@ def statements(plan):
     return [
         (
             "keywords",
-            f"""INSERT INTO tracker_keyword (name, query, source, excluded_words, interval_minutes, is_active,
-                cursor_published_at, cursor_ad_id, next_run_at, last_run_at, created_at, updated_at, next_sweep_at,
-                consecutive_failures, last_error, last_error_detail, last_finished_status, last_success_at)
+            f"""INSERT INTO tracker_keyword (name, query, source, excluded_words, interval_minutes,
+                is_active, cursor_published_at, cursor_ad_id, next_run_at, last_run_at, created_at,
+                updated_at, next_sweep_at, consecutive_failures, last_error, last_error_detail,
+                last_finished_status, last_success_at)
             SELECT 'bench ' || g, 'bench query ' || g, 'willhaben', '', 5, true,
-                %(now)s - interval '10 minutes', '', %(now)s + interval '3 minutes', %(now)s - interval '2 minutes',
+                %(now)s - interval '10 minutes', '', %(now)s + interval '3 minutes',
+                %(now)s - interval '2 minutes',
                 %(now)s - make_interval(secs => {months_s}), %(now)s, %(now)s + interval '1 day',
                 0, '', '', 'done', %(now)s - interval '2 minutes'
             FROM generate_series(1, {KEYWORDS}) g""",
@@ -129,7 +131,8 @@ def statements(plan):
         (
             "chats",
             f"""INSERT INTO notifications_telegramchat
-                (chat_id, title, username, status, status_reason, is_admin, language, time_zone, created_at)
+                (chat_id, title, username, status, status_reason, is_admin, language, time_zone,
+                created_at)
             SELECT 10000 + g, 'bench chat ' || g, '', 'active', '', g = 1, 'de-at', '', %(now)s
             FROM generate_series(1, {CHATS}) g""",
         ),
@@ -137,18 +140,20 @@ def statements(plan):
             "subscriptions",
             f"""INSERT INTO notifications_subscription (chat_id, keyword_id, created_at, drop_rule)
             SELECT c.id, k.id, %(now)s, 'every'
-            FROM (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM notifications_telegramchat) c
+            FROM (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n
+                  FROM notifications_telegramchat) c
             JOIN generate_series(0, {PER_CHAT - 1}) j ON true
             JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM tracker_keyword) k
               ON k.n = (c.n * 15 + j) % {KEYWORDS}""",
         ),
         (
             "ads",
-            f"""INSERT INTO tracker_ad (source, external_id, title, price, currency, url, location, postcode, image_url,
-                published_at, first_seen_at, last_seen_at, gone_at, title_key)
+            f"""INSERT INTO tracker_ad (source, external_id, title, price, currency, url, location,
+                postcode, image_url, published_at, first_seen_at, last_seen_at, gone_at, title_key)
             SELECT 'willhaben', (100000000 + g)::text, {title}, (20 + g % 1980)::numeric, 'EUR',
                 'https://www.willhaben.at/iad/object?adId=' || (100000000 + g), 'Wien', '1010',
-                'https://cache.willhaben.at/mmo/' || g || '.jpg', {ad_seen}, {ad_seen}, {ad_seen} + interval '3 days',
+                'https://cache.willhaben.at/mmo/' || g || '.jpg', {ad_seen}, {ad_seen},
+                {ad_seen} + interval '3 days',
                 CASE WHEN g % 3 = 0 THEN {ad_seen} + interval '4 days' END,
                 trim(lower(regexp_replace({title}, '[^[:alnum:]]+', ' ', 'g')))
             FROM generate_series(1, {plan.ads}) g""",
@@ -158,7 +163,8 @@ def statements(plan):
             # Each ad matches two keywords (ads ids are consecutive from the first one).
             f"""INSERT INTO tracker_keywordad (keyword_id, ad_id, found_at, price)
             SELECT k0.id + (a.id + m * 150) % {KEYWORDS}, a.id, a.first_seen_at, a.price
-            FROM tracker_ad a, (SELECT min(id) AS id FROM tracker_keyword) k0, generate_series(0, 1) m
+            FROM tracker_ad a, (SELECT min(id) AS id FROM tracker_keyword) k0,
+                generate_series(0, 1) m
             WHERE a.id < (SELECT min(id) FROM tracker_ad) + {plan.keyword_ads // 2}""",
         ),
         (
@@ -166,40 +172,51 @@ def statements(plan):
             f"""INSERT INTO tracker_pricechange (ad_id, old_price, new_price, seen_at)
             SELECT a0.id + (g - 1) % {plan.ads}, 100 + g % 900, 90 + g % 900,
                 %(now)s - make_interval(secs => g::float8 / {plan.price_changes} * {months_s})
-            FROM generate_series(1, {plan.price_changes}) g, (SELECT min(id) AS id FROM tracker_ad) a0""",
+            FROM generate_series(1, {plan.price_changes}) g,
+                (SELECT min(id) AS id FROM tracker_ad) a0""",
         ),
         (
             "scrape_runs",
             # Keyword n runs every 5 minutes; of each keyword's runs 95 % done, 3 % failed, 2 %
-            # skipped
-            # (collapsed skip rows), spread over its history.
-            f"""INSERT INTO scraping_scraperun (keyword_id, source, status, kind, started_at, finished_at, pages_fetched,
-                ads_seen, ads_new, price_drops, error, detail, counters)
-            SELECT k0.id + g % {KEYWORDS}, 'willhaben', s.status, 'scheduled', s.at, s.at + interval '20 seconds',
-                1, 30, (g % 4)::int, (g % 7 = 0)::int,
-                CASE s.status WHEN 'failed' THEN 'timeout' WHEN 'skipped' THEN 'already_running' ELSE '' END, '',
+            # skipped (collapsed skip rows), spread over its history.
+            f"""INSERT INTO scraping_scraperun (keyword_id, source, status, kind, started_at,
+                finished_at, pages_fetched, ads_seen, ads_new, price_drops, error, detail, counters)
+            SELECT k0.id + g % {KEYWORDS}, 'willhaben', s.status, 'scheduled', s.at,
+                s.at + interval '20 seconds', 1, 30, (g % 4)::int, (g % 7 = 0)::int,
+                CASE s.status WHEN 'failed' THEN 'timeout' WHEN 'skipped' THEN 'already_running'
+                    ELSE '' END, '',
                 CASE s.status WHEN 'skipped' THEN '{{"skips": 1}}'::jsonb ELSE '{{}}'::jsonb END
-            FROM generate_series(0, {plan.runs - 1}) g, (SELECT min(id) AS id FROM tracker_keyword) k0,
-                LATERAL (SELECT %(now)s - make_interval(secs => (g / {KEYWORDS})::float8 / {plan.runs // KEYWORDS} * {runs_s})
+            FROM generate_series(0, {plan.runs - 1}) g,
+                (SELECT min(id) AS id FROM tracker_keyword) k0,
+                LATERAL (SELECT %(now)s
+                             - make_interval(secs => (g / {KEYWORDS})::float8
+                                 / {plan.runs // KEYWORDS} * {runs_s})
                              - make_interval(secs => g % {KEYWORDS}) AS at,
-                         CASE WHEN (g / {KEYWORDS} + g) % 100 < 95 THEN 'done' WHEN (g / {KEYWORDS} + g) % 100 < 98 THEN 'failed'
+                         CASE WHEN (g / {KEYWORDS} + g) % 100 < 95 THEN 'done'
+                              WHEN (g / {KEYWORDS} + g) % 100 < 98 THEN 'failed'
                               ELSE 'skipped' END AS status) s""",
         ),
         (
             "notifications",
-            # (chat, ad, kind, price) unique: chat = g % 20, ad = g / 20; 98 % sent, 1 % dead, 1 %
-            # cancelled.
-            f"""INSERT INTO notifications_notification (chat_id, ad_id, keyword_id, kind, price, old_price, text, alert_key,
-                status, attempts, next_attempt_at, last_error, created_at, sent_at, claim_token)
+            # (chat, ad, kind, price) unique: chat = g % 20, ad = g / 20; 98 % sent, 1 % dead,
+            # 1 % cancelled.
+            f"""INSERT INTO notifications_notification (chat_id, ad_id, keyword_id, kind, price,
+                old_price, text, alert_key, status, attempts, next_attempt_at, last_error,
+                created_at, sent_at, claim_token)
             SELECT c0.id + g % {CHATS}, a0.id + (g / {CHATS}) % {plan.ads}, k0.id + g % {KEYWORDS},
-                CASE WHEN g % 5 = 0 THEN 'price_drop' ELSE 'new' END, 100 + g / ({CHATS} * {plan.ads}), NULL, '', '',
-                CASE WHEN g % 100 = 0 THEN 'dead' WHEN g % 100 = 1 THEN 'cancelled' ELSE 'sent' END, 1, n.at,
+                CASE WHEN g % 5 = 0 THEN 'price_drop' ELSE 'new' END,
+                100 + g / ({CHATS} * {plan.ads}), NULL, '', '',
+                CASE WHEN g % 100 = 0 THEN 'dead' WHEN g % 100 = 1 THEN 'cancelled' ELSE 'sent' END,
+                1, n.at,
                 CASE WHEN g % 100 = 0 THEN '400 Bad Request: chat not found' ELSE '' END, n.at,
                 CASE WHEN g % 100 > 1 THEN n.at + interval '2 seconds' END, ''
             FROM generate_series(0, {plan.notifications - 1}) g,
-                (SELECT min(id) AS id FROM notifications_telegramchat) c0, (SELECT min(id) AS id FROM tracker_ad) a0,
+                (SELECT min(id) AS id FROM notifications_telegramchat) c0,
+                (SELECT min(id) AS id FROM tracker_ad) a0,
                 (SELECT min(id) AS id FROM tracker_keyword) k0,
-                LATERAL (SELECT %(now)s - make_interval(secs => g::float8 / {plan.notifications} * {notes_s}) AS at) n""",
+                LATERAL (SELECT %(now)s
+                    - make_interval(secs => g::float8 / {plan.notifications} * {notes_s})
+                    AS at) n""",
         ),
     ]
 

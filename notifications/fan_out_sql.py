@@ -40,6 +40,8 @@ def insert_sql(ops, table, fields, row_count):
     """
     names = ", ".join(ops.quote_name(f.column) for f in fields)
     row = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    sql = f"{ops.insert_statement(on_conflict=OnConflict.IGNORE)} {ops.quote_name(table)} ({names}) VALUES {', '.join([row] * row_count)}"
+    insert = ops.insert_statement(on_conflict=OnConflict.IGNORE)
+    values = ", ".join([row] * row_count)
+    sql = f"{insert} {ops.quote_name(table)} ({names}) VALUES {values}"
     suffix = ops.on_conflict_suffix_sql(fields, OnConflict.IGNORE, None, None)
     return f"{sql} {suffix}" if suffix else sql

@@ -7,7 +7,8 @@ claimed rows with their chat, ad and keyword — per message, most of the sender
 Both statements take the ids as one array parameter on PostgreSQL, as placeholders on SQLite.
 """
 
-STATEMENT = """UPDATE {table} SET attempts = attempts + 1, next_attempt_at = %s, claimed_at = %s, claim_token = %s
+STATEMENT = """UPDATE {table} SET attempts = attempts + 1, next_attempt_at = %s,
+claimed_at = %s, claim_token = %s
 WHERE {candidates}
 RETURNING id, attempts, last_error
 """
@@ -15,7 +16,10 @@ RETURNING id, attempts, last_error
 # The statement is its own transaction: the locks last until the UPDATE is done.
 DUE = "{ids} AND status = %s AND next_attempt_at <= %s"
 SKIP_LOCKED = "id IN (SELECT id FROM {table} WHERE " + DUE + " FOR UPDATE SKIP LOCKED)"
-SETTLE = "UPDATE {table} SET status = %s, last_error = '', sent_at = %s, message_id = %s WHERE {ids} AND claim_token IN ({tokens})"
+SETTLE = (
+    "UPDATE {table} SET status = %s, last_error = '', sent_at = %s, message_id = %s "
+    "WHERE {ids} AND claim_token IN ({tokens})"
+)
 
 
 def claim_rows(connection, table, pks, pending, now, lease_until, token):

@@ -37,7 +37,10 @@ def secret_key_problem(key):
     if any(marker in key.lower() for marker in PLACEHOLDER_SECRETS):
         return "SECRET_KEY is a placeholder (as in .env.example) and DEBUG is off."
     if len(key) < MIN_SECRET_KEY_LENGTH:
-        return f"SECRET_KEY is too short ({len(key)} characters; at least {MIN_SECRET_KEY_LENGTH}) and DEBUG is off."
+        return (
+            f"SECRET_KEY is too short ({len(key)} characters; at least {MIN_SECRET_KEY_LENGTH}) "
+            "and DEBUG is off."
+        )
     if len(set(key)) < MIN_DISTINCT_CHARACTERS or _repeats(key):
         return (
             f"SECRET_KEY is too simple (a repeated pattern, or fewer than "
@@ -54,7 +57,8 @@ def check_secret_key(app_configs=None, **kwargs):
     return [
         Error(
             problem,
-            hint="Set SECRET_KEY to a long random string (python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
+            hint="Set SECRET_KEY to a long random string "
+            "(python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
             "or set DEBUG=true for local development.",
             id="lago.E001",
         )
@@ -69,7 +73,8 @@ def check_stats_token(app_configs=None, **kwargs):
         Warning(
             "STATS_TOKEN is not set and DEBUG is off: /stats and /metrics are open to anyone who "
             "can reach the web server.",
-            hint="Set STATS_TOKEN to a long random string; scrapers then send Authorization: Bearer <token>.",
+            hint="Set STATS_TOKEN to a long random string; "
+            "scrapers then send Authorization: Bearer <token>.",
             id="lago.W010",
         )
     ]
@@ -97,7 +102,8 @@ def check_scrape_time_budget(app_configs=None, **kwargs):
     return [
         Error(
             f"SCRAPE_TIME_BUDGET_S ({budget}) must be above 0 and below Q_TIMEOUT_S ({timeout}).",
-            hint="Otherwise django-q2 kills a slow scrape before it can record why it failed; leave room to store the pages.",
+            hint="Otherwise django-q2 kills a slow scrape before it can record why it failed; "
+            "leave room to store the pages.",
             id="lago.E006",
         )
     ]
@@ -124,7 +130,8 @@ def check_zombie_threshold(app_configs=None, **kwargs):
         Error(
             f"SCRAPE_ZOMBIE_MINUTES ({settings.SCRAPE_ZOMBIE_MINUTES} min) must exceed Q_RETRY_S "
             f"({settings.Q_CLUSTER['retry']} s).",
-            hint="Otherwise a run that is still being scraped is reaped as a zombie and its keyword scraped twice.",
+            hint="Otherwise a run that is still being scraped is reaped as a zombie "
+            "and its keyword scraped twice.",
             id="lago.E003",
         )
     ]
@@ -139,7 +146,8 @@ def check_bot_poll_timeout(app_configs=None, **kwargs):
         Error(
             f"TELEGRAM_POLL_TIMEOUT_S ({poll}) plus TELEGRAM_TIMEOUT_S must stay below half of "
             f"HEALTHCHECK_BOT_STALE_S ({stale}).",
-            hint="The bot heartbeat is written after each answered poll; a longer poll makes a working bot look stale.",
+            hint="The bot heartbeat is written after each answered poll; "
+            "a longer poll makes a working bot look stale.",
             id="lago.E004",
         )
     ]

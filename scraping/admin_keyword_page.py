@@ -103,7 +103,8 @@ class KeywordPageMixin:
         )
         rows = format_html_join(
             "",
-            '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{} / {}</td><td>{}</td></tr>',
+            '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td>'
+            "<td>{} / {}</td><td>{}</td></tr>",
             (
                 (
                     reverse("admin:scraping_scraperun_change", args=[run.pk]),

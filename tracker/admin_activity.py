@@ -45,7 +45,8 @@ class KeywordActivityAdmin:
             ),
         )
         return format_html(
-            '<table class="lago-activity"><thead><tr><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody>'
+            '<table class="lago-activity">'
+            "<thead><tr><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody>"
             "<tfoot><tr><th>{}</th><th>{}</th><th>{}</th></tr></tfoot></table>",
             _("day"),
             _("ads found"),

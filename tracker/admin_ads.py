@@ -152,7 +152,8 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     @admin.display(description=_("title"), ordering="title")
     def title_link(self, obj):
         return format_html(
-            '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a> <a href="{}" class="lago-muted">{}</a>',
+            '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a> '
+            '<a href="{}" class="lago-muted">{}</a>',
             obj.url,
             obj.title,
             f"{obj.pk}/change/",

@@ -81,7 +81,8 @@ def price_chart_svg(points, title="Price history"):
     """An SVG document fragment of fixed size; every text is escaped."""
     points = sorted(points, key=lambda p: p[0])
     head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="price-chart" width="{WIDTH}" height="{HEIGHT}" '
+        '<svg xmlns="http://www.w3.org/2000/svg" class="price-chart" '
+        f'width="{WIDTH}" height="{HEIGHT}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img"><title>{escape(title)}</title>{STYLE}'
     )
     prices = [p for _, p in points if p is not None]
@@ -109,12 +110,14 @@ def price_chart_svg(points, title="Price history"):
         if price is None:
             gap = escape(str(PRICE_ON_REQUEST))
             parts.append(
-                f'<circle cx="{tx(moment):.1f}" cy="{HEIGHT - BOTTOM:.1f}" r="4" class="gap"><title>{gap}</title></circle>'
+                f'<circle cx="{tx(moment):.1f}" cy="{HEIGHT - BOTTOM:.1f}" r="4" class="gap">'
+                f"<title>{gap}</title></circle>"
             )
         else:
             tip = f"{local_date(moment)}: {format_price(price)}"
             parts.append(
-                f'<circle cx="{tx(moment):.1f}" cy="{y(price):.1f}" r="4" class="dot"><title>{escape(tip)}</title></circle>'
+                f'<circle cx="{tx(moment):.1f}" cy="{y(price):.1f}" r="4" class="dot">'
+                f"<title>{escape(tip)}</title></circle>"
             )
     return head + "".join(parts) + "</svg>"
 

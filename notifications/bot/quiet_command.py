@@ -103,8 +103,8 @@ def quiet(ref: ChatRef, args=()) -> Reply:
     chat.set_quiet_hours(start, end, zone, now=timezone.now())
     return Reply(
         _(
-            "🌙 Quiet hours set: %(window)s. Messages due then wait and come when they end (several "
-            "as one digest); nothing is lost."
+            "🌙 Quiet hours set: %(window)s. Messages due then wait and come when they end "
+            "(several as one digest); nothing is lost."
         )
         % {"window": esc(describe(chat))}
         + "\n"

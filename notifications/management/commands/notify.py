@@ -11,7 +11,10 @@ from notifications.telegram import sending_paused
 
 
 class Command(BaseCommand):
-    help = "Send due notifications (process_queue once); --loop keeps going, --dry-run prints what would be sent."
+    help = (
+        "Send due notifications (process_queue once); --loop keeps going, "
+        "--dry-run prints what would be sent."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--loop", action="store_true", help="keep sending until interrupted")

@@ -12,12 +12,16 @@ from notifications.bot.app import build_application
 
 
 class Command(BaseCommand):
-    help = "Run the Telegram bot (long polling against TELEGRAM_API_BASE_URL); stops cleanly on SIGTERM/SIGINT."
+    help = (
+        "Run the Telegram bot (long polling against TELEGRAM_API_BASE_URL); "
+        "stops cleanly on SIGTERM/SIGINT."
+    )
 
     def handle(self, *args, verbosity, **options):
         if not settings.TELEGRAM_BOT_TOKEN:
             raise CommandError("TELEGRAM_BOT_TOKEN is not set: there is no bot to run.")
-        connections.close_all()  # the ORM runs in the handlers' worker thread (admins are seeded in post_init)
+        # the ORM runs in the handlers' worker thread (admins are seeded in post_init)
+        connections.close_all()
         app = build_application()
         if verbosity:
             self.stdout.write(

@@ -22,7 +22,10 @@ LOCAL_DEFAULTS = {"DEBUG": lambda: "true", "SECRET_KEY": lambda: secrets.token_u
 # The lines django-environ's read_env takes as settings (`KEY=value`, `export KEY=value`):
 # a key is present exactly when the settings will see it.
 ASSIGNMENT = re.compile(r"(?:export )?([A-Za-z_0-9]+)=")
-HEADER = "# Local development settings, created by `make run` (git-ignored). See README, Configuration.\n"
+HEADER = (
+    "# Local development settings, created by `make run` (git-ignored). "
+    "See README, Configuration.\n"
+)
 PRIVATE = 0o600
 
 

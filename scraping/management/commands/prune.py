@@ -10,7 +10,10 @@ from scraping import retention
 
 
 class Command(BaseCommand):
-    help = "Delete scrape runs, settled notifications and task failures past RETENTION_*_DAYS, in batches."
+    help = (
+        "Delete scrape runs, settled notifications and task failures past RETENTION_*_DAYS, "
+        "in batches."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(

@@ -67,7 +67,10 @@ class Command(BaseCommand):
             )
         mode = "dry run, nothing written" if dry_run else f"run {run.pk}"
         c = outcome.counts
-        summary = f"{c.pages} page(s), {c.ads_seen} ads, {c.ads_new} new, {c.price_drops} price drops ({mode})"
+        summary = (
+            f"{c.pages} page(s), {c.ads_seen} ads, {c.ads_new} new, "
+            f"{c.price_drops} price drops ({mode})"
+        )
         self.stdout.write(self.style.SUCCESS(summary))
         if c.extra.get("bad_ads"):
             self.stdout.write(
