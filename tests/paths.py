@@ -12,14 +12,17 @@ WILLHABEN_FIXTURES = (
 
 
 def willhaben_fixture(name):
-    """Path of a recorded willhaben response; skips the test when shared/ is absent (fails under CI)."""
+    """Path of a recorded willhaben response; skips the test when shared/ is absent (fails under
+    CI)."""
     path = WILLHABEN_FIXTURES / name
     if not path.exists():
         if os.environ.get("CI"):
             pytest.fail(
-                f"recorded fixture {path} is missing in CI: the shared/ folder must sit beside the checkout"
+                f"recorded fixture {path} is missing in CI: the shared/ folder must sit beside the "
+                "checkout"
             )
         pytest.skip(
-            f"recorded fixture {path} is missing: put shared/fixtures beside the checkout or set LAGO_FIXTURES_DIR"
+            f"recorded fixture {path} is missing: put shared/fixtures beside the checkout or set "
+            "LAGO_FIXTURES_DIR"
         )
     return path

@@ -114,7 +114,8 @@ while Notification.objects.filter(status="pending").exists() and time.monotonic(
 
 
 def run_shell_scripts(script, env, n, timeout):
-    """Runs `script` in `n` `manage.py shell` processes at once and waits for all; each must exit 0."""
+    """Runs `script` in `n` `manage.py shell` processes at once and waits for all; each must exit
+    0."""
     procs = [
         subprocess.Popen(
             [PYTHON, "manage.py", "shell", "-c", script],

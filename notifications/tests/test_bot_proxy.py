@@ -1,4 +1,5 @@
-"""Bot API calls ignore the environment's HTTP_PROXY (the token is in their URL); TELEGRAM_PROXY_URL is used."""
+"""Bot API calls ignore the environment's HTTP_PROXY (the token is in their URL);
+TELEGRAM_PROXY_URL is used."""
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

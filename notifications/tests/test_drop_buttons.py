@@ -1,4 +1,5 @@
-"""The drop-rule buttons on price-drop messages: they change the chat's rule for that keyword, and nothing else."""
+"""The drop-rule buttons on price-drop messages: they change the chat's rule for that keyword,
+and nothing else."""
 
 from decimal import Decimal
 

@@ -1,4 +1,5 @@
-"""Drop rules per subscription: /subscribe … below / drop N%, applied when outbox rows are written."""
+"""Drop rules per subscription: /subscribe … below / drop N%, applied when outbox rows are
+written."""
 
 from decimal import Decimal
 

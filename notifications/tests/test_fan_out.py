@@ -1,4 +1,5 @@
-"""Notification.objects.fan_out: the outbox rows a scrape page queues, written without bulk_create."""
+"""Notification.objects.fan_out: the outbox rows a scrape page queues, written without
+bulk_create."""
 
 from datetime import UTC, datetime
 from decimal import Decimal

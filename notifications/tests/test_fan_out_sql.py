@@ -138,7 +138,8 @@ def test_statement_is_what_bulk_create_ignore_conflicts_writes(backend):
 
 
 def test_values_clause_is_bulk_insert_sqls(backend):
-    """Several rows: the VALUES list is laid out as ops.bulk_insert_sql lays out plain placeholders."""
+    """Several rows: the VALUES list is laid out as ops.bulk_insert_sql lays out plain
+    placeholders."""
     ops = backend.ops
     values = ops.bulk_insert_sql(FIELDS, [["%s"] * len(FIELDS)] * 3)
     assert values == f"VALUES {ROW}, {ROW}, {ROW}"

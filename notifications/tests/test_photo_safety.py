@@ -1,4 +1,5 @@
-"""Photos are web URLs only, and one row that crashes does not stop the batch (fake Bot API over HTTP)."""
+"""Photos are web URLs only, and one row that crashes does not stop the batch (fake Bot API over
+HTTP)."""
 
 import pytest
 

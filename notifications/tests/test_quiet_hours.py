@@ -1,4 +1,5 @@
-"""Quiet hours (/quiet 22-7): messages due inside the window wait in the outbox and come after it."""
+"""Quiet hours (/quiet 22-7): messages due inside the window wait in the outbox and come after
+it."""
 
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo

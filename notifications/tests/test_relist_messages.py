@@ -35,7 +35,8 @@ def test_a_relist_names_itself_the_earlier_price_and_dates_escaped():
     n = make_notification(ad=relist(Decimal("180"), Decimal("150")), old_price=Decimal("180"))
     r = render(n)
     assert r.plain.startswith(
-        "♻️ Relisted\ncube aim\n€ 150, earlier € 180 (−17%)\nListed before on 01.06.2025, gone on 04.06.2025"
+        "♻️ Relisted\ncube aim\n€ 150, earlier € 180 (−17%)\nListed before on 01.06.2025, gone on "
+        "04.06.2025"
     )
     assert "<b>cube aim</b>" in r.html and "New ad" not in r.html
 

@@ -44,7 +44,8 @@ def test_a_digest_is_claimed_and_marked_sent_in_a_constant_number_of_statements(
 
 
 def _round_queries(chats, telegram):
-    """The statements of one process_queue() sending one digest to each of `chats` chats (the pace's excluded)."""
+    """The statements of one process_queue() sending one digest to each of `chats` chats (the
+    pace's excluded)."""
     for _ in range(chats):
         chat = make_chat()
         for _ in range(4):
@@ -55,7 +56,8 @@ def _round_queries(chats, telegram):
 
 
 def _ours(ctx):
-    """The captured statements but the pace's (per message, in its own transaction: a savepoint in tests)."""
+    """The captured statements but the pace's (per message, in its own transaction: a savepoint
+    in tests)."""
     pace = [SendPace._meta.db_table, "SAVEPOINT"]
     return [q["sql"] for q in ctx.captured_queries if not any(word in q["sql"] for word in pace)]
 
@@ -138,7 +140,8 @@ def test_a_claim_leaves_rows_that_are_not_due_or_not_pending(django_assert_num_q
 
 
 def test_rows_loaded_for_sending_render_without_further_queries(django_assert_num_queries):
-    """load_for_sending() loads only some fields of chat, ad and keyword: rendering must need no others."""
+    """load_for_sending() loads only some fields of chat, ad and keyword: rendering must need no
+    others."""
     keyword = make_keyword(name="fahrrad")
     gone = make_ad(title="cube old", price=Decimal("500"), gone_at=timezone.now())
     rows = [

@@ -32,7 +32,8 @@ def clock():
 
 @pytest.fixture(autouse=True)
 def no_cached_readings():
-    """operations.stats_cache keeps a big installation's readings for STATS_CACHE_S: never across tests."""
+    """operations.stats_cache keeps a big installation's readings for STATS_CACHE_S: never across
+    tests."""
     from operations import stats_cache
 
     stats_cache.forget()
@@ -147,7 +148,8 @@ def _seed_notifications():
 
 @pytest.fixture
 def seeded(db, clock):
-    """4 keywords (3 active; "stuck" overdue by 540 s with an open zero-result alert), 5 ads, runs, queue rows."""
+    """4 keywords (3 active; "stuck" overdue by 540 s with an open zero-result alert), 5 ads,
+    runs, queue rows."""
     k = SimpleNamespace(
         fresh=make_keyword(name="fresh", interval_minutes=5, last_run_at=ago(minutes=3)),
         # 2 × 10 min + 60 s = 1260 s allowed; last run 1800 s ago → overdue by 540 s.
@@ -171,7 +173,8 @@ def seeded(db, clock):
 
 @pytest.fixture
 def fake_web():
-    """A local /health answering what the test sets; reply["seen"] records (path, Host) per request."""
+    """A local /health answering what the test sets; reply["seen"] records (path, Host) per
+    request."""
     reply = {"status": 200, "body": {"status": "ok"}, "seen": []}
 
     class Handler(BaseHTTPRequestHandler):

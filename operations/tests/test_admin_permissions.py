@@ -1,4 +1,5 @@
-"""Least privilege in the admin: staff with view-only permissions see, but no action changes anything."""
+"""Least privilege in the admin: staff with view-only permissions see, but no action changes
+anything."""
 
 import pytest
 from django.contrib.admin import site

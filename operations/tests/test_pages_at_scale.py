@@ -22,7 +22,8 @@ OPEN_INDEX_COLUMNS = {
 
 
 def notification_columns(queries):
-    """The notification columns each query on pending/dead rows names (its SELECT list and WHERE clause)."""
+    """The notification columns each query on pending/dead rows names (its SELECT list and WHERE
+    clause)."""
     columns = []
     for sql in (q["sql"] for q in queries.captured_queries):
         if 'FROM "notifications_notification"' in sql and "'pending'" in sql and "'dead'" in sql:
@@ -52,7 +53,8 @@ def test_a_page_with_the_health_report_counts_the_open_notifications_once(seeded
 
 
 def test_keyword_rows_read_only_the_columns_they_show(seeded):
-    """300 keywords and their latest runs at six months: no model instances, no error bodies or counters."""
+    """300 keywords and their latest runs at six months: no model instances, no error bodies or
+    counters."""
     with CaptureQueriesContext(connection) as queries:
         rows = keyword_rows(NOW)
     run_sql = [
@@ -72,7 +74,8 @@ def test_keyword_rows_read_only_the_columns_they_show(seeded):
 
 
 def latest_run_lookups(queries):
-    """Queries that look up each keyword's latest run (a subquery correlated with tracker_keyword.id)."""
+    """Queries that look up each keyword's latest run (a subquery correlated with
+    tracker_keyword.id)."""
     return [q["sql"] for q in queries.captured_queries if '= ("tracker_keyword"."id")' in q["sql"]]
 
 
@@ -99,7 +102,8 @@ def test_dashboard_reads_no_per_keyword_row(admin_client, seeded):
 
 
 def test_status_json_is_one_line(seeded):
-    """json.dumps(indent=…) runs the Python encoder: 300 keyword rows cost 2-3x what the C encoder does."""
+    """json.dumps(indent=…) runs the Python encoder: 300 keyword rows cost 2-3x what the C
+    encoder does."""
     code, out, _ = run_status("--json")
     assert code == 0
     assert len(out.strip().splitlines()) == 1

@@ -1,4 +1,5 @@
-"""`make run` prints the system-check warnings (the missing-token lago.W001) once per start, not once per command."""
+"""`make run` prints the system-check warnings (the missing-token lago.W001) once per start, not
+once per command."""
 
 import re
 import shlex

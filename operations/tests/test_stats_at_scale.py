@@ -42,7 +42,8 @@ def test_problem_runs_are_the_newest_of_every_problem_status(seeded):
 
 
 def whole_table_reads(queries):
-    """Aggregates over tracker_ad or notifications_notification without a WHERE clause, or over every status."""
+    """Aggregates over tracker_ad or notifications_notification without a WHERE clause, or over
+    every status."""
     bad = []
     for sql in (q["sql"] for q in queries.captured_queries):
         if not re.search(r"COUNT\(", sql, re.I) or not re.search(
@@ -84,7 +85,8 @@ def test_problem_runs_read_the_status_index_one_status_at_a_time(seeded):
 
 @pytest.fixture
 def big_window(monkeypatch):
-    """Every window counts as big: the run figures are cached (conftest clears the cache around each test)."""
+    """Every window counts as big: the run figures are cached (conftest clears the cache around
+    each test)."""
     monkeypatch.setattr(stats_module, "EXACT_BELOW", 0)
 
 

@@ -1,4 +1,5 @@
-"""`manage.py status`: the table, --json, --check, and exit codes usable as container healthchecks."""
+"""`manage.py status`: the table, --json, --check, and exit codes usable as container
+healthchecks."""
 
 import json
 import textwrap
@@ -35,8 +36,8 @@ def test_healthy_table_exits_0(seeded):
     assert "OVERDUE by 540 s" in out
     assert "zero results since" in out
     assert (
-        "Runs (24 h): running 1, done 3, failed 1, banned 1, skipped 2; skips: already_running 3, concurrent_claim 1"
-        in out
+        "Runs (24 h): running 1, done 3, failed 1, banned 1, skipped 2; skips: already_running 3, "
+        "concurrent_claim 1" in out
     )
     assert "Notifications: 4 sent, 2 pending, 1 dead" in out
     assert "30/2" in out  # "fresh": ads seen/new of its last run
@@ -128,7 +129,8 @@ def test_table_gives_no_grace_to_a_scheduler_that_never_ran(db, clock):
 
 
 def test_table_shows_long_keyword_names_in_full(db, clock):
-    """Names were cut at 28 characters: every pasted-URL keyword read "https://www.willhaben.at/iad" (issue 18)."""
+    """Names were cut at 28 characters: every pasted-URL keyword read
+    "https://www.willhaben.at/iad" (issue 18)."""
     from tests.factories import make_keyword
 
     short = make_keyword(name="Lego Technic · bis € 450")

@@ -1,4 +1,5 @@
-"""The keyword's page: a *Run now* button (POST, CSRF, change permission), its last runs and the ads it found."""
+"""The keyword's page: a *Run now* button (POST, CSRF, change permission), its last runs and the
+ads it found."""
 
 import datetime as dt
 

@@ -1,4 +1,5 @@
-"""Hostile ads on a page: the ones the columns cannot hold are skipped and counted, the rest stored."""
+"""Hostile ads on a page: the ones the columns cannot hold are skipped and counted, the rest
+stored."""
 
 from decimal import Decimal
 

@@ -33,7 +33,8 @@ def scrape(*args):
 
 @pytest.fixture
 def gone(willhaben_server, settings, telegram):
-    """A keyword with one subscriber whose ad TITLE (€ 180, 1010, listed 01.06.2025) a complete sweep found gone."""
+    """A keyword with one subscriber whose ad TITLE (€ 180, 1010, listed 01.06.2025) a complete
+    sweep found gone."""
     settings.SCRAPE_ROWS = 15
     settings.SCRAPE_MAX_PAGES = 1
     ads = make_raw_ads(20, price="180", newest=BASE_TIME - timedelta(hours=1))

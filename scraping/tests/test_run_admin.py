@@ -1,4 +1,5 @@
-"""Scrape runs in the admin: read-only, filterable, readable detail; "Run now" claims like the tick."""
+"""Scrape runs in the admin: read-only, filterable, readable detail; "Run now" claims like the
+tick."""
 
 import datetime as dt
 

@@ -138,6 +138,7 @@ def test_a_tick_claims_50_due_keywords_in_as_many_queries_as_5(fifty_keywords):
 
 
 def test_a_tick_claims_with_at_most_one_query_per_due_keyword(fifty_keywords):
-    """Without SKIP LOCKED (SQLite) each claim's conditional UPDATE is the only per-keyword query."""
+    """Without SKIP LOCKED (SQLite) each claim's conditional UPDATE is the only per-keyword
+    query."""
     many = claim_queries(tick_queries(fifty_keywords, 50))
     assert many - claim_queries(tick_queries(fifty_keywords, 5)) <= 45

@@ -86,7 +86,8 @@ def test_an_unreadable_price_skips_only_its_ad():
     page = build_page(result, number=1, rows=30, cursor=None, body=b"{...}")
     assert [ad.external_id for ad in page.ads] == [good["id"]]
     assert page.extra["bad_ads"] == [
-        f"ad {result['advertSummaryList']['advertSummary'][0]['id']!r}: price 'ab 100' is not a number"
+        f"ad {result['advertSummaryList']['advertSummary'][0]['id']!r}: price 'ab 100' is not a "
+        "number"
     ]
 
 

@@ -29,7 +29,8 @@ def test_services_exist_and_restart_unless_stopped():
 
 
 def test_no_container_gets_the_docker_socket():
-    """autoheal needed /var/run/docker.sock (root on the host); the watchdog restarts from inside."""
+    """autoheal needed /var/run/docker.sock (root on the host); the watchdog restarts from
+    inside."""
     assert "docker.sock" not in COMPOSE_TEXT
     for name, service in SERVICES.items():
         assert "labels" not in service, name
@@ -115,7 +116,8 @@ def test_worker_sets_up_the_schedule_and_runs_the_cluster_under_the_watchdog():
 
 
 def test_worker_stop_grace_period_covers_the_scrape_time_budget():
-    """qcluster finishes a running task on SIGTERM; Docker's default 10 s would kill it mid-scrape."""
+    """qcluster finishes a running task on SIGTERM; Docker's default 10 s would kill it
+    mid-scrape."""
     grace = SERVICES["worker"]["stop_grace_period"]
     assert grace.endswith("s")
     assert int(grace[:-1]) >= settings.SCRAPE_TIME_BUDGET_S + 10

@@ -1,4 +1,5 @@
-"""SENTRY_DSN: ERROR lines reach the ingest endpoint (a local fake over real HTTP), scrubbed, without personal data."""
+"""SENTRY_DSN: ERROR lines reach the ingest endpoint (a local fake over real HTTP), scrubbed,
+without personal data."""
 
 import json
 import logging
@@ -120,7 +121,8 @@ def test_the_fake_decodes_what_the_sdk_sends(ingest):
 
 
 def test_settings_start_it_from_sentry_dsn_in_a_real_process(tmp_path):
-    """SENTRY_DSN in the environment is enough: the settings start the client, the LOGGING config lets it see ERRORs."""
+    """SENTRY_DSN in the environment is enough: the settings start the client, the LOGGING config
+    lets it see ERRORs."""
     server = FakeSentry().start()
     try:
         env = child_env(

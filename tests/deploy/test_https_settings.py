@@ -8,7 +8,8 @@ import sys
 from django.conf import settings
 
 SHOW = (
-    "import django, json; django.setup(); from django.conf import settings as s; print(json.dumps([s.SECURE_PROXY_SSL_HEADER,"
+    "import django, json; django.setup(); from django.conf import settings as s; "
+    "print(json.dumps([s.SECURE_PROXY_SSL_HEADER,"
     " s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS]))"
 )
 

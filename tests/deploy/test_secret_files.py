@@ -11,7 +11,8 @@ from django.conf import settings
 SECRETS = ["SECRET_KEY", "TELEGRAM_BOT_TOKEN", "STATS_TOKEN", "DJANGO_SUPERUSER_PASSWORD"]
 SHOW = (
     "import django, json; django.setup(); from django.conf import settings as s; "
-    f"print(json.dumps({{n: getattr(s, n) for n in {SECRETS!r}}} | {{'DB': s.DATABASES['default']['NAME']}}))"
+    f"print(json.dumps({{n: getattr(s, n) for n in {SECRETS!r}}} | "
+    f"{{'DB': s.DATABASES['default']['NAME']}}))"
 )
 
 

@@ -44,7 +44,8 @@ def test_a_bad_boolean_is_an_error_not_false():
         [
             sys.executable,
             "-c",
-            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='lago.settings'; django.setup()",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='lago.settings'; "
+            "django.setup()",
         ],
         env=env,
         capture_output=True,

@@ -10,7 +10,8 @@ from tests.fakes.willhaben import FakeWillhaben
 
 @pytest.fixture
 def willhaben_server(settings):
-    """A running FakeWillhaben; settings point WILLHABEN_BASE_URL at it with fast retries and no request gap."""
+    """A running FakeWillhaben; settings point WILLHABEN_BASE_URL at it with fast retries and no
+    request gap."""
     server = FakeWillhaben().start()
     settings.WILLHABEN_BASE_URL = server.base_url
     settings.SCRAPE_MIN_REQUEST_GAP_MS = 0

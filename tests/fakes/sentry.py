@@ -16,7 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 def parse_envelope(body):
-    """Sentry's envelope format: a header line, then per item a header line and a payload (`length` bytes, or a line)."""
+    """Sentry's envelope format: a header line, then per item a header line and a payload
+    (`length` bytes, or a line)."""
     headers_line, _, rest = body.partition(b"\n")
     items = []
     while rest.strip():

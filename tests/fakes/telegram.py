@@ -126,7 +126,8 @@ class FakeTelegram:
         parameters=None,
         hang=None,
     ):
-        """Answer matching calls with an error (times=None: forever). `hang` seconds: no answer, nothing delivered."""
+        """Answer matching calls with an error (times=None: forever). `hang` seconds: no answer,
+        nothing delivered."""
         with self.lock:
             self.rules.append(
                 _Rule(
@@ -426,7 +427,8 @@ def _int(value):
 
 
 def _json(value):
-    """Bot API parameters arrive JSON-encoded in form fields (objects, booleans) or as JSON bodies."""
+    """Bot API parameters arrive JSON-encoded in form fields (objects, booleans) or as JSON
+    bodies."""
     if isinstance(value, str):
         try:
             return json.loads(value)

@@ -1,4 +1,5 @@
-"""Fixtures of the fault tests: clusters that are always stopped, and a report of measured figures."""
+"""Fixtures of the fault tests: clusters that are always stopped, and a report of measured
+figures."""
 
 import json
 import os
@@ -27,7 +28,8 @@ def clusters():
 
 @pytest.fixture
 def report(request):
-    """report(**figures): printed (see with -s) and, with LAGO_RELIABILITY_REPORT=path, appended there as JSON lines."""
+    """report(**figures): printed (see with -s) and, with LAGO_RELIABILITY_REPORT=path, appended
+    there as JSON lines."""
 
     def write(**figures):
         line = json.dumps({"test": request.node.name, **figures})
@@ -41,7 +43,8 @@ def report(request):
 
 @pytest.fixture(params=["orm", "redis"])
 def broker(request):
-    """The broker environment of the child processes; the redis variant runs its own redis-server."""
+    """The broker environment of the child processes; the redis variant runs its own
+    redis-server."""
     if request.param == "orm":
         yield {"Q_BROKER": "orm"}
         return

@@ -154,7 +154,8 @@ def manage(*args, env, timeout=120, check=True):
     )
     if check and result.returncode != 0:
         raise AssertionError(
-            f"manage.py {' '.join(args)} exited {result.returncode}:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+            f"manage.py {' '.join(args)} exited "
+            f"{result.returncode}:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
         )
     return result
 
@@ -216,7 +217,8 @@ class Postgres:
     def start(self):
         opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
         _as_postgres(
-            f"{PG_BIN}/pg_ctl -D {self.dir}/data -l {self.dir}/server.log -w -t 60 -o '{opts}' start >/dev/null"
+            f"{PG_BIN}/pg_ctl -D {self.dir}/data -l {self.dir}/server.log -w -t 60 -o '{opts}' "
+            "start >/dev/null"
         )
 
     def stop(self, mode="fast"):
@@ -281,7 +283,8 @@ def running_redis():
     if redis_server_binary() is None:
         if os.environ.get("CI"):
             pytest.fail(
-                "redis-server is missing but CI is set: .ci/run installs it (apt-get install redis-server)"
+                "redis-server is missing but CI is set: .ci/run installs it (apt-get install "
+                "redis-server)"
             )
         pytest.skip(
             "redis-server is not installed (apt-get install redis-server); CI runs this variant"

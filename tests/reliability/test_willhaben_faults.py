@@ -27,7 +27,8 @@ pytestmark = [
 
 
 def _run_window(keyword, server):
-    """Make the keyword due, tick, wait for the worker; returns (run, search requests of this run)."""
+    """Make the keyword due, tick, wait for the worker; returns (run, search requests of this
+    run)."""
     before = len(server.search_requests())
     Keyword.objects.filter(pk=keyword.pk).update(next_run_at=timezone.now())
     assert tick()["claimed"] == 1

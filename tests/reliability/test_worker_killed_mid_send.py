@@ -126,7 +126,8 @@ def test_killed_sender_loses_nothing_and_repeats_only_inside_the_send_call(
     deadline = time.monotonic() + 90
     while Notification.objects.filter(status="pending").exists():
         assert time.monotonic() < deadline, (
-            f"still pending: {list(Notification.objects.filter(status='pending').values('pk', 'attempts'))}"
+            "still pending: "
+            f"{list(Notification.objects.filter(status='pending').values('pk', 'attempts'))}"
         )
         async_task("scraping.tick.tick")
         time.sleep(2)

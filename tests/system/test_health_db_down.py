@@ -141,7 +141,8 @@ class FreezableProxy:
                 return
 
     def close(self):
-        """Ends every session: PostgreSQL must see them go, or the test database cannot be dropped."""
+        """Ends every session: PostgreSQL must see them go, or the test database cannot be
+        dropped."""
         self.frozen.clear()
         for sock in self.sockets:
             with contextlib.suppress(OSError):  # the listener and sockets the peer already closed

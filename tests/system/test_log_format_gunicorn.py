@@ -12,7 +12,8 @@ from tests.processes import child_env, free_port, wait_for
 
 
 def test_gunicorn_lines_are_in_utc_too(tmp_path):
-    """gunicorn.conf.py (read from the working directory, as in the image) formats its master's and workers' lines."""
+    """gunicorn.conf.py (read from the working directory, as in the image) formats its master's
+    and workers' lines."""
     env = child_env(database=tmp_path / "log.sqlite3", TIME_ZONE="Europe/Vienna")
     port = free_port()
     gunicorn = str(Path(sys.executable).parent / "gunicorn")

@@ -1,4 +1,5 @@
-"""lib.signal_leader: stop signals reach the command's leader alone; a command that does not stop is killed with its group."""
+"""lib.signal_leader: stop signals reach the command's leader alone; a command that does not stop
+is killed with its group."""
 
 import signal
 import subprocess

@@ -1,4 +1,5 @@
-"""Keyword admin: columns, filters, actions (run now, pause/resume, reset cursor) and validation messages."""
+"""Keyword admin: columns, filters, actions (run now, pause/resume, reset cursor) and validation
+messages."""
 
 import datetime as dt
 
@@ -41,7 +42,8 @@ def test_list_shows_last_run_badge_counts_and_alert(admin_client):
 
 
 def test_list_fits_a_laptop_in_five_columns(admin_client):
-    """Name, source, interval, pause and alert share one column; ads found in all and in 24 h another (issue 18)."""
+    """Name, source, interval, pause and alert share one column; ads found in all and in 24 h
+    another (issue 18)."""
     kw = make_keyword(
         name="Mietwohnungen Wien · bis € 1.100",
         query="wohnung",

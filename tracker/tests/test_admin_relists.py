@@ -1,4 +1,5 @@
-"""Admin for issue 17: relist links, gone date and the carried-over chart on the ad page; per-day figures on the keyword page."""
+"""Admin for issue 17: relist links, gone date and the carried-over chart on the ad page; per-day
+figures on the keyword page."""
 
 import datetime as dt
 from decimal import Decimal
@@ -124,7 +125,8 @@ def test_a_quiet_keyword_says_so(admin_client):
 
 
 def pair(gone_seller, new_seller, *, gone_days=5, new_price="150"):
-    """A gone ad and a new one of the same title key and postcode, not linked (as ingest left them)."""
+    """A gone ad and a new one of the same title key and postcode, not linked (as ingest left
+    them)."""
     now = timezone.now()
     gone = make_ad(
         title="Cube Aim",

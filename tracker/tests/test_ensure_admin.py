@@ -1,4 +1,5 @@
-"""ensure_admin creates the admin from the environment, but only with a password that passes the validators."""
+"""ensure_admin creates the admin from the environment, but only with a password that passes the
+validators."""
 
 import pytest
 from django.contrib.auth.models import User

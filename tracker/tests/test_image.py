@@ -1,4 +1,5 @@
-"""The image is reproducible: exact base tag, hashed lock file, numeric user (no Docker engine here)."""
+"""The image is reproducible: exact base tag, hashed lock file, numeric user (no Docker engine
+here)."""
 
 import re
 from pathlib import Path

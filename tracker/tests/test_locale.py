@@ -1,4 +1,5 @@
-"""The German catalogue: complete, compiled from the .po in pure Python, and what the admin shows."""
+"""The German catalogue: complete, compiled from the .po in pure Python, and what the admin
+shows."""
 
 import os
 import re
@@ -57,7 +58,8 @@ def _placeholders(text):
     reason="makemessages needs GNU gettext's xgettext (apt-get install gettext)",
 )
 def test_makemessages_finds_no_string_without_a_german_translation(tmp_path):
-    """Every gettext string in the code has its German text: makemessages on a copy adds nothing untranslated."""
+    """Every gettext string in the code has its German text: makemessages on a copy adds nothing
+    untranslated."""
     for name in SOURCES:
         source = settings.BASE_DIR / name
         if source.is_dir():
