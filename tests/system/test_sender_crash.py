@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.telegram import FakeTelegram
-from tests.processes import child_env, migrate, wait_for
+from tests.processes import child_env, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 LEASE_S = 5
@@ -74,8 +74,8 @@ def fake():
     server.stop()
 
 
-def test_killed_mid_send_ends_with_exactly_one_message(fake, tmp_path):
-    db = tmp_path / "crash.sqlite3"
+def test_killed_mid_send_ends_with_exactly_one_message(fake, sqlite_database):
+    db = sqlite_database
     env = child_env(
         database=db,
         TELEGRAM_BOT_TOKEN=fake.token,
@@ -83,7 +83,6 @@ def test_killed_mid_send_ends_with_exactly_one_message(fake, tmp_path):
         TELEGRAM_TIMEOUT_S=30,
         NOTIFY_CLAIM_LEASE_S=LEASE_S,
     )
-    migrate(env)
     assert run(SETUP, env).wait() == 0
     assert outbox_row(db)[:3] == ("pending", 0, "")
 
