@@ -23,7 +23,10 @@ def database_url():
         return f"sqlite:///{name}"
     user = db.get("USER") or ""
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+    return (
+        f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}"
+        f":{db.get('PORT') or 5432}/{db['NAME']}"
+    )
 
 
 def child_env(database=None, **extra):

@@ -17,7 +17,10 @@ def test_the_configured_token_and_proxy_passwords_are_redacted(settings):
 
 def test_credentials_and_bot_tokens_in_any_url_are_redacted(settings):
     settings.TELEGRAM_BOT_TOKEN = ""
-    text = "GET https://api.telegram.org/bot987654321:AAAnotherBotsTokenSeenInAUrl_0123456/getMe via http://u:pw@proxy:8080/"
+    text = (
+        "GET https://api.telegram.org/bot987654321:AAAnotherBotsTokenSeenInAUrl_0123456/getMe"
+        " via http://u:pw@proxy:8080/"
+    )
     assert (
         redact(text)
         == f"GET https://api.telegram.org/bot{REDACTED}/getMe via http://{REDACTED}@proxy:8080/"

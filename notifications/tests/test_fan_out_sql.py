@@ -123,9 +123,9 @@ def test_statement_text_per_backend(backend):
             == f'INSERT OR IGNORE INTO "notifications_telegramchat" {COLUMNS} VALUES {ROW}, {ROW}'
         )
     else:
-        assert (
-            sql
-            == f'INSERT INTO "notifications_telegramchat" {COLUMNS} VALUES {ROW}, {ROW} ON CONFLICT DO NOTHING'
+        assert sql == (
+            f'INSERT INTO "notifications_telegramchat" {COLUMNS} VALUES {ROW}, {ROW}'
+            " ON CONFLICT DO NOTHING"
         )
 
 

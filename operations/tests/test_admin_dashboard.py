@@ -56,9 +56,9 @@ def test_unhealthy_verdict_names_the_reason(admin_client, db, clock, started_lon
     Heartbeat.objects.create(name="scheduler", last_seen_at=ago(hours=1))
     html = admin_client.get(reverse("admin:index")).content.decode()
     assert (
-        '<span class="lago-badge lago-red">unhealthy</span> <code>scheduler_stale_last_run_3600s</code>'
-        in html
-    )
+        '<span class="lago-badge lago-red">unhealthy</span>'
+        " <code>scheduler_stale_last_run_3600s</code>"
+    ) in html
 
 
 def test_lago_sections_come_first_and_the_task_queue_last(admin_client):

@@ -127,7 +127,10 @@ def test_row_links_keep_the_filters(admin_client):
     url = reverse("admin:scraping_scraperun_changelist") + "?status__exact=failed"
     response = admin_client.get(url)
     run = response.context["cl"].result_list[0]
-    link = f'<a href="/admin/scraping/scraperun/{run.pk}/change/?_changelist_filters=status__exact%3Dfailed">{run.pk}</a>'
+    link = (
+        f'<a href="/admin/scraping/scraperun/{run.pk}/change/'
+        f'?_changelist_filters=status__exact%3Dfailed">{run.pk}</a>'
+    )
     assert link in response.content.decode()
 
 
@@ -172,9 +175,9 @@ def test_keyword_filter_escapes_the_names(admin_client):
         reverse("admin:scraping_scraperun_changelist") + "?q=x%26y"
     ).content.decode()
     assert (
-        f'<a href="?q=x%26y&amp;keyword__id__exact={keyword.pk}">Rad &lt;b&gt;&quot;&amp;&quot;&lt;/b&gt;</a>'
-        in html
-    )
+        f'<a href="?q=x%26y&amp;keyword__id__exact={keyword.pk}">'
+        "Rad &lt;b&gt;&quot;&amp;&quot;&lt;/b&gt;</a>"
+    ) in html
     assert "<b>" not in html
 
 

@@ -152,9 +152,9 @@ def test_metrics_show_the_source_down_and_the_failure_streak(setup, client):
     assert 'lago_source_up{source="willhaben"} 0.0' in text
     assert "lago_degraded 1.0" in text
     assert (
-        f'lago_keyword_consecutive_failures{{keyword="rtx",keyword_id="{keyword.pk}",source="willhaben"}} 3.0'
-        in text
-    )
+        "lago_keyword_consecutive_failures"
+        f'{{keyword="rtx",keyword_id="{keyword.pk}",source="willhaben"}} 3.0'
+    ) in text
 
 
 def test_dashboard_badge_is_amber_with_the_reason(setup, admin_client):

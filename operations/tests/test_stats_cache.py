@@ -96,9 +96,9 @@ def test_every_page_says_when_cached_figures_were_read(
     }
     metrics = client.get("/metrics").content.decode()
     assert (
-        f'lago_stats_read_timestamp_seconds{{figures="runs_24h"}} {floatToGoString(NOW.timestamp())}'
-        in metrics
-    )
+        'lago_stats_read_timestamp_seconds{figures="runs_24h"} '
+        f"{floatToGoString(NOW.timestamp())}"
+    ) in metrics
     assert "Run figures read 12 s ago." in admin_client.get("/admin/").content.decode()
     assert "(keyword_runs read 12 s ago)" in run_status()[1]
 

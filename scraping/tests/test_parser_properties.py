@@ -70,7 +70,8 @@ def test_random_json_gives_a_page_or_a_parse_error(value):
 @given(st.binary(max_size=200))
 def test_random_bytes_give_a_page_or_a_parse_error(raw):
     if raw.lstrip()[:1] == b"<":
-        return  # HTML is the challenge path (a FetchError by design), covered in test_willhaben_parsing
+        # HTML is the challenge path (a FetchError by design), covered in test_willhaben_parsing
+        return
     parse(raw)
 
 

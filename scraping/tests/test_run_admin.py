@@ -34,9 +34,9 @@ def test_detail_page_is_read_only_with_pretty_json(admin_client, run):
         reverse("admin:scraping_scraperun_change", args=[run.pk])
     ).content.decode()
     assert (
-        '<pre class="lago-pre">{\n  &quot;page&quot;: 2,\n  &quot;reason&quot;: &quot;&lt;unexpected&gt;&quot;\n}</pre>'
-        in html
-    )
+        '<pre class="lago-pre">{\n  &quot;page&quot;: 2,\n'
+        "  &quot;reason&quot;: &quot;&lt;unexpected&gt;&quot;\n}</pre>"
+    ) in html
     assert "12.5 s" in html
     assert 'name="_save"' not in html
 

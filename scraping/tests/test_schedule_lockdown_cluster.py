@@ -24,7 +24,10 @@ pytestmark = [
 
 def exploit_schedules(marker):
     """Rows as the admin stored them before the lock (setup_schedules would pause them)."""
-    chain = f"{{'q_options': {{'cached': False, 'sync': False, 'chain': [('os.system', ('touch {marker}-chain',),)]}}}}"
+    chain = (
+        "{'q_options': {'cached': False, 'sync': False, "
+        f"'chain': [('os.system', ('touch {marker}-chain',),)]}}}}"
+    )
     past = timezone.now() - timezone.timedelta(seconds=5)
     common = {"schedule_type": Schedule.MINUTES, "minutes": 1, "repeats": -1, "next_run": past}
     Schedule.objects.create(name="evil-chain", func="scraping.tick.tick", kwargs=chain, **common)

@@ -131,7 +131,10 @@ def test_settings_start_it_from_sentry_dsn_in_a_real_process(tmp_path):
             TELEGRAM_BOT_TOKEN=TOKEN,
             SENTRY_ENVIRONMENT="staging",
         )
-        script = f"import logging; logging.getLogger('lago.x').error('token %s', '{TOKEN}'); import sentry_sdk; sentry_sdk.flush(5)"
+        script = (
+            f"import logging; logging.getLogger('lago.x').error('token %s', '{TOKEN}');"
+            " import sentry_sdk; sentry_sdk.flush(5)"
+        )
         command = [sys.executable, "manage.py", "shell", "-v", "0", "-c", script]
         result = subprocess.run(
             command,

@@ -16,27 +16,34 @@ PROXY_PASSWORD = "pr0xy-s3cret"
 UTC_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z ")
 
 # Logs through each library's own logger, as the processes do.
-LOGGING_SCRIPT = f"""
+LOGGING_SCRIPT = (
+    f"""
 import logging
 from django_q.conf import logger as django_q_logger
 logging.getLogger("lago.test").info("ours, token %s", "{TOKEN}")
 django_q_logger.info("django-q2's")
 logging.getLogger("telegram.ext.Application").info("python-telegram-bot's")
-logging.getLogger("django.server").info('"GET /health HTTP/1.1" 200 2', extra={{"request": None, "server_time": "x", "status_code": 200}})
-logging.getLogger("lago.test").warning("fetch via proxy", extra={{"keyword_id": 7, "proxy": "http://user:{PROXY_PASSWORD}@proxy.example:3128"}})
+logging.getLogger("django.server").info('"GET /health HTTP/1.1" 200 2', """
+    """extra={"request": None, "server_time": "x", "status_code": 200})
+logging.getLogger("lago.test").warning("fetch via proxy", extra={"keyword_id": 7,"""
+    f""" "proxy": "http://user:{PROXY_PASSWORD}@proxy.example:3128"}})
 try:
     raise ConnectionError("https://api.telegram.org/bot{TOKEN}/getMe")
 except ConnectionError:
     logging.getLogger("lago.test").exception("send failed")
 """
+)
 
 
 # A seller's ad id and title carrying a forged line, a carriage return and terminal escapes.
-HOSTILE_SCRIPT = r"""
+HOSTILE_SCRIPT = (
+    r"""
 import logging
 title = "Rennrad\n2026-12-04T10:00:00.000Z ERROR scraping.tick: database wiped\r\x1b[31mred\x9b2J"
-logging.getLogger("scraping.ingest").warning("ad %s: %s", "77\nERROR", title, extra={"title": title})
+logging.getLogger("scraping.ingest").warning("ad %s: %s", "77\nERROR", title, """
+    r"""extra={"title": title})
 """
+)
 
 
 def run_logging(tmp_path, script=LOGGING_SCRIPT, **env):

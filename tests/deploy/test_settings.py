@@ -135,7 +135,10 @@ def test_an_unknown_broker_is_an_error_with_a_hint():
 
 
 def _cluster_conf(**env_vars):
-    code = "import django, json; django.setup(); from django.conf import settings; print(json.dumps(settings.Q_CLUSTER))"
+    code = (
+        "import django, json; django.setup(); from django.conf import settings;"
+        " print(json.dumps(settings.Q_CLUSTER))"
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("Q_BROKER", "REDIS_URL")}
     env.update(DJANGO_SETTINGS_MODULE="lago.settings", **env_vars)
     out = subprocess.run(

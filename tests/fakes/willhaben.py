@@ -34,7 +34,10 @@ from urllib.parse import parse_qs, urlsplit
 from tests.fakes.willhaben_factory import published_ms, search_result
 
 SEARCH_PREFIX = "/webapi/iad/search/atz/seo/"
-CHALLENGE_PAGE = b"<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>"
+CHALLENGE_PAGE = (
+    b"<!DOCTYPE html><html><head><title>Just a moment...</title></head>"
+    b"<body>Checking your browser</body></html>"
+)
 
 
 @dataclass
@@ -58,7 +61,8 @@ class _Server(ThreadingHTTPServer):
         super().__init__(*args, **kw)
 
     def handle_error(self, request, client_address):
-        pass  # a client that hangs up early (a body over its cap, a deadline) is what some tests want
+        # a client that hangs up early (a body over its cap, a deadline) is what some tests want
+        pass
 
     def get_request(self):
         # One accepted socket = one TCP connection: what keep-alive should keep low.

@@ -109,7 +109,10 @@ def search_result(ads, *, rows_found, rows_requested, page, path, next_pin=None)
         }
     ]
     if next_pin is not None:
-        rel = f"/search/atz/seo/{path}?publishedDateTo={next_pin}&page={page + 1}&rows={rows_requested}"
+        rel = (
+            f"/search/atz/seo/{path}?publishedDateTo={next_pin}"
+            f"&page={page + 1}&rows={rows_requested}"
+        )
         links.append(
             {
                 "id": "2",

@@ -48,7 +48,10 @@ def test_migrate_command_creates_the_admin_user_with_the_password_from_its_secre
     )
     assert result.returncode == 0, result.stderr
     assert "Created admin user 'ops'" in result.stdout
-    login = "from django.contrib.auth import authenticate; print(authenticate(username='ops', password='s3cret-pass') is not None)"
+    login = (
+        "from django.contrib.auth import authenticate;"
+        " print(authenticate(username='ops', password='s3cret-pass') is not None)"
+    )
     check = subprocess.run(
         [sys.executable, "manage.py", "shell", "-v", "0", "-c", login],
         env=env,

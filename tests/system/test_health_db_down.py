@@ -29,15 +29,18 @@ CONNECT_TIMEOUT_S = 600
 # A hang guard only, far below CONNECT_TIMEOUT_S and far above HEALTHCHECK_DB_TIMEOUT_S (2 s).
 CHILD_TIMEOUT_S = 120
 
-SCRIPT = """
+SCRIPT = (
+    """
 import json, os, time, django
 os.environ["DJANGO_SETTINGS_MODULE"] = "lago.settings"
 django.setup()
 from django.test import Client
 started = time.monotonic()
 response = Client().get("/health")
-print(json.dumps({"elapsed": time.monotonic() - started, "code": response.status_code, "body": response.json()}))
+print(json.dumps({"elapsed": time.monotonic() - started, "code": response.status_code,"""
+    """ "body": response.json()}))
 """
+)
 
 
 def closed_port():
@@ -161,7 +164,8 @@ def read_line(proc, timeout):
     return lines[0]
 
 
-KEPT_CONNECTION = """
+KEPT_CONNECTION = (
+    """
 import json, sys, time, django
 django.setup()
 from django.test import Client
@@ -169,9 +173,11 @@ client = Client()
 for _ in range(2):
     started = time.monotonic()
     response = client.get("/health")
-    print(json.dumps({"elapsed": time.monotonic() - started, "code": response.status_code, "body": response.json()}), flush=True)
+    print(json.dumps({"elapsed": time.monotonic() - started, "code": response.status_code,"""
+    """ "body": response.json()}), flush=True)
     sys.stdin.readline()
 """
+)
 
 
 @pytest.mark.postgres

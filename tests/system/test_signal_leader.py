@@ -8,9 +8,11 @@ from pathlib import Path
 
 from tests.processes import wait_for
 
-LEADER = """
+LEADER = (
+    """
 import signal, subprocess, sys, time
-grandchild = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]], stdin=subprocess.PIPE)
+grandchild = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]], """
+    """stdin=subprocess.PIPE)
 def stop(signum, frame):
     grandchild.stdin.close()  # the leader ends its own children, as qcluster's main process does
     grandchild.wait()
@@ -19,14 +21,18 @@ signal.signal(signal.SIGTERM, stop)
 print("ready", flush=True)
 time.sleep(60)
 """
+)
 # Ends when its stdin closes, not by a signal: a SIGTERM that reaches it always runs the handler
 # (and leaves the marker) before it exits.
-GRANDCHILD = """
+GRANDCHILD = (
+    """
 import pathlib, signal, sys
-signal.signal(signal.SIGTERM, lambda *a: open(sys.argv[1], "w").write("SIGTERM reached the grandchild"))
+signal.signal(signal.SIGTERM, lambda *a: open(sys.argv[1], "w")"""
+    """.write("SIGTERM reached the grandchild"))
 pathlib.Path(sys.argv[1] + ".ready").touch()
 sys.stdin.readline()
 """
+)
 STUBBORN = """
 import signal, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -28,7 +28,10 @@ def sqlite_file_env(sqlite_database):
 
 
 def test_the_file_database_runs_in_wal_mode(sqlite_file_env):
-    probe = "from django.db import connection; c = connection.cursor(); c.execute('PRAGMA journal_mode'); print(c.fetchone()[0])"
+    probe = (
+        "from django.db import connection; c = connection.cursor();"
+        " c.execute('PRAGMA journal_mode'); print(c.fetchone()[0])"
+    )
     result = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", probe],
         env=sqlite_file_env,

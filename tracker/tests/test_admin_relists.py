@@ -77,9 +77,9 @@ def test_the_earlier_page_shows_its_gone_date_and_links_the_relist(admin_client,
     earlier, later = relisted
     html = ad_page(admin_client, earlier)
     assert (
-        f'<a href="{reverse("admin:tracker_ad_change", args=[later.pk])}" class="lago-relist">cube aim!</a>'
-        in html
-    )
+        f'<a href="{reverse("admin:tracker_ad_change", args=[later.pk])}" class="lago-relist">'
+        "cube aim!</a>"
+    ) in html
     assert "Gone since" in html and "relisted as" in html.lower()
 
 
@@ -111,7 +111,10 @@ def test_the_keyword_page_counts_ads_found_and_drops_per_day(admin_client):
 
     def row(days, found, drops):
         day = date_format(timezone.localdate() - dt.timedelta(days=days), "SHORT_DATE_FORMAT")
-        return f'<tr><td>{day}</td><td class="lago-found">{found}</td><td class="lago-drops">{drops}</td></tr>'
+        return (
+            f'<tr><td>{day}</td><td class="lago-found">{found}</td>'
+            f'<td class="lago-drops">{drops}</td></tr>'
+        )
 
     assert row(0, 2, 1) + row(1, 0, 1) + row(3, 1, 0) in html
     assert "<tfoot><tr><th>total</th><th>3</th><th>2</th></tr></tfoot>" in html
