@@ -16,7 +16,6 @@ PROJECT_PARTS = [
     "manage.py",
     "lago",
     "lib",
-    "lago",
     "tracker",
     "notifications",
     "scraping",
