@@ -48,6 +48,18 @@ def child_env(database=None, **extra):
 PYTHON = sys.executable
 
 
+def run_python(code, env, check=False):
+    """Runs `python -c code` in the project directory with `env`; its output is text."""
+    return subprocess.run(
+        [PYTHON, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+        check=check,
+    )
+
+
 def migrate(env):
     """Migrates the database a child environment points at."""
     subprocess.run(

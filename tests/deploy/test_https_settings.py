@@ -2,10 +2,8 @@
 
 import json
 import os
-import subprocess
-import sys
 
-from django.conf import settings
+from tests.processes import run_python
 
 SHOW = (
     "import django, json; django.setup(); from django.conf import settings as s; "
@@ -16,15 +14,7 @@ SHOW = (
 
 def https_settings(**env_vars):
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "lago.settings", **env_vars}
-    out = subprocess.run(
-        [sys.executable, "-c", SHOW],
-        env=env,
-        capture_output=True,
-        text=True,
-        cwd=settings.BASE_DIR,
-        check=True,
-    )
-    return json.loads(out.stdout)
+    return json.loads(run_python(SHOW, env, check=True).stdout)
 
 
 def test_off_by_default_so_plain_http_make_run_keeps_its_cookies():

@@ -2,11 +2,10 @@
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
-from django.conf import settings
+
+from tests.processes import run_python
 
 SECRETS = ["SECRET_KEY", "TELEGRAM_BOT_TOKEN", "STATS_TOKEN", "DJANGO_SUPERUSER_PASSWORD"]
 SHOW = (
@@ -19,10 +18,7 @@ SHOW = (
 def settings_with(**env_vars):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_FILE")}
     env.update(DJANGO_SETTINGS_MODULE="lago.settings", **env_vars)
-    result = subprocess.run(
-        [sys.executable, "-c", SHOW], env=env, capture_output=True, text=True, cwd=settings.BASE_DIR
-    )
-    return result
+    return run_python(SHOW, env)
 
 
 def test_file_values_win_and_lose_their_trailing_newline(tmp_path):

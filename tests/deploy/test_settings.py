@@ -13,6 +13,7 @@ from django.test import override_settings
 
 from lago.env import _strict_bool
 from operations import checks
+from tests.processes import run_python
 
 
 def test_dev_secret_key_is_refused_without_debug():
@@ -73,15 +74,7 @@ def test_each_thread_keeps_its_database_connection_across_requests(url):
     env = {**os.environ, "DATABASE_URL": url}
     env.pop("DB_CONN_MAX_AGE", None)
     code = "from lago import settings; print(settings.DATABASES['default'].get('CONN_MAX_AGE', 0))"
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        cwd=settings.BASE_DIR,
-        check=True,
-    )
-    assert result.stdout.strip() == "60"
+    assert run_python(code, env, check=True).stdout.strip() == "60"
 
 
 def test_times_are_stored_in_utc_and_shown_in_vienna():
@@ -90,14 +83,7 @@ def test_times_are_stored_in_utc_and_shown_in_vienna():
         "import django; django.setup(); from django.conf import settings; print(settings.TIME_ZONE)"
     )
     env = {k: v for k, v in os.environ.items() if k != "TIME_ZONE"}
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        cwd=settings.BASE_DIR,
-        check=True,
-    )
+    out = run_python(code, env, check=True)
     assert out.stdout.strip().splitlines()[-1] == "Europe/Vienna"
 
 
@@ -116,13 +102,7 @@ def test_the_web_process_refuses_the_dev_secret_key(entry_point, secret, serves)
     """gunicorn and ASGI servers load lago.wsgi / lago.asgi without running manage.py's checks."""
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     env.update(DEBUG="false", **({"SECRET_KEY": secret} if secret else {}))
-    result = subprocess.run(
-        [sys.executable, "-c", f"import {entry_point}"],
-        env=env,
-        capture_output=True,
-        text=True,
-        cwd=settings.BASE_DIR,
-    )
+    result = run_python(f"import {entry_point}", env)
     assert (result.returncode == 0) is serves, result.stderr
     assert ("lago.E001" in result.stderr) is not serves
 
@@ -141,14 +121,7 @@ def _cluster_conf(**env_vars):
     )
     env = {k: v for k, v in os.environ.items() if k not in ("Q_BROKER", "REDIS_URL")}
     env.update(DJANGO_SETTINGS_MODULE="lago.settings", **env_vars)
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        cwd=settings.BASE_DIR,
-        check=True,
-    )
+    out = run_python(code, env, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
