@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from lib.badges import badge
 from notifications.admin import KeywordSubscriptionInline
 from notifications.models import Subscription
+from scraping.admin_filters import SourceFilter
 from scraping.admin_keyword_page import KeywordPageMixin
 from scraping.errors import BadQuery
 from scraping.models import ScrapeRun
@@ -46,9 +47,8 @@ class KeywordForm(tracker_admin.KeywordForm):
         choices=registry.choices,
         initial="willhaben",
         error_messages={
-            "invalid_choice": "Unknown source %(value)s: choose one the registry knows ("
-            + ", ".join(registry.slugs())
-            + ")."
+            "invalid_choice": "Source %(value)s is not enabled: SCRAPE_SOURCES lists the sources "
+            "keywords may use."
         },
     )
 
@@ -65,11 +65,21 @@ class KeywordForm(tracker_admin.KeywordForm):
         return self._price("price_max")
 
     def clean(self):
-        """The source's own query check (a URL of another site, a non-search page) fails here, not at the first run."""
+        """The source's own query check (a URL of another site, a non-search page) and its
+        shortest interval fail here, not at the first run."""
         data = super().clean()
         query, source = data.get("query"), data.get("source")
-        if query and source:
-            handler = registry.get_handler(source)()
+        if not source:
+            return data
+        handler = registry.get_handler(source)()
+        interval = data.get("interval_minutes")
+        if interval is not None and interval < handler.min_interval_minutes:
+            self.add_error(
+                "interval_minutes",
+                _("The %(source)s source allows an interval of %(minutes)s minutes or more.")
+                % {"source": registry.label(source), "minutes": handler.min_interval_minutes},
+            )
+        if query:
             try:
                 handler.validate_query(
                     query, price_min=data.get("price_min"), price_max=data.get("price_max")
@@ -90,7 +100,7 @@ admin.site.unregister(Keyword)
 class KeywordAdmin(KeywordPageMixin, tracker_admin.KeywordAdmin):
     form = KeywordForm
     list_display = ["keyword", "last_run", "next_run", "ads_found", "subscribers"]
-    list_filter = ["source", "is_active", LastStatusFilter, tracker_admin.AlertFilter]
+    list_filter = [SourceFilter, "is_active", LastStatusFilter, tracker_admin.AlertFilter]
     inlines = [KeywordSubscriptionInline]
     actions = ["run_now", *tracker_admin.KeywordAdmin.actions]
 
