@@ -32,7 +32,7 @@ class Request:
 
     @property
     def page(self):
-        match = re.search(r"/seite:(\d+)/", self.path)
+        match = re.search(r"[/-]seite:(\d+)/", self.path)
         return int(match.group(1)) if match else 1
 
     @property
@@ -117,6 +117,10 @@ class FakeKleinanzeigen:
     def search_requests(self):
         return [r for r in self.requests if r.path.startswith("/s-")]
 
+    @staticmethod
+    def path_segments(request):
+        return request.path[len("/s-") :].split("/")
+
     def page(self, request):
         cards = self.cards_for_words.get(request.words, self.cards)
         if not cards and not self.top_cards:
@@ -124,13 +128,12 @@ class FakeKleinanzeigen:
         number = request.page
         chunk = cards[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
         more = number * PAGE_SIZE < len(cards)
-        next_path = (
-            request.path.replace(f"/seite:{number}/", "/").replace(
-                "/s-", f"/s-seite:{number + 1}/", 1
-            )
-            if more
-            else None
+        # The site's own link: the path with `seite:N+1` before the words.
+        segments = [s for s in self.path_segments(request) if not s.startswith("seite:")]
+        segments.insert(
+            len(segments) - 2 if request.words else len(segments) - 1, f"seite:{number + 1}"
         )
+        next_path = "/s-" + "/".join(segments) if more else None
         return result_page(
             self.top_cards + chunk,
             page=number,
