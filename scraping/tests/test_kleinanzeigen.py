@@ -2,6 +2,7 @@
 
 from datetime import datetime
 from decimal import Decimal
+from io import StringIO
 
 import pytest
 import time_machine
@@ -9,6 +10,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
+from notifications.messages import render
 from notifications.models import Notification
 from scraping.claims import claim_due_keywords
 from scraping.models import ScrapeRun
@@ -67,6 +69,9 @@ def test_a_reduced_card_records_its_old_price_and_the_first_message_says_so(
     assert (change.old_price, change.new_price) == (Decimal("319000"), Decimal("285000"))
     note = Notification.objects.get(chat=sub.chat, ad=ad)
     assert (note.kind, note.old_price) == ("new", Decimal("319000"))
+    text = render(note).plain
+    assert "vorher € 319.000 → jetzt € 285.000" in text
+    assert "🔎 wohnung · kleinanzeigen.de" in text
 
 
 def test_a_later_drop_of_a_known_ad_is_a_price_drop(kleinanzeigen_server):
@@ -159,6 +164,9 @@ def test_the_scrape_command_and_the_claims_run_both_sources_side_by_side(
     call_command("scrape", str(wh.pk), verbosity=0)
     assert ScrapeRun.objects.filter(keyword=ka, status="done").count() == 2
     assert ScrapeRun.objects.filter(keyword=wh, status="done").count() == 2
+    out = StringIO()
+    call_command("scrape", "wohnung", "--source", "kleinanzeigen", stdout=out)
+    assert "1 page(s), 4 ads" in out.getvalue()
 
 
 ADD = reverse("admin:tracker_keyword_add")

@@ -58,5 +58,7 @@ def test_every_registry_line_points_at_an_importable_handler():
 
 
 def test_unknown_slug_raises_one_clear_error():
-    with pytest.raises(UnknownSource, match="unknown source 'nope'; known: kleinanzeigen, willhaben"):
+    with pytest.raises(
+        UnknownSource, match="unknown source 'nope'; known: kleinanzeigen, willhaben"
+    ):
         get_handler("nope")
