@@ -43,14 +43,16 @@ class LastStatusFilter(admin.SimpleListFilter):
 
 
 class KeywordForm(tracker_admin.KeywordForm):
-    source = forms.ChoiceField(
-        choices=registry.choices,
-        initial="willhaben",
-        error_messages={
-            "invalid_choice": "Source %(value)s is not enabled: SCRAPE_SOURCES lists the sources "
-            "keywords may use."
-        },
-    )
+    source = forms.ChoiceField(choices=registry.choices, initial="willhaben")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read per form: SCRAPE_SOURCES decides which of the registry's sources are offered.
+        self.fields["source"].error_messages["invalid_choice"] = (
+            "Unknown source %(value)s: choose one the registry knows and SCRAPE_SOURCES enables ("
+            + ", ".join(registry.enabled())
+            + ")."
+        )
 
     def _price(self, name):
         value = self.cleaned_data.get(name)
@@ -73,7 +75,8 @@ class KeywordForm(tracker_admin.KeywordForm):
             return data
         handler = registry.get_handler(source)()
         interval = data.get("interval_minutes")
-        if interval is not None and interval < handler.min_interval_minutes:
+        # Below 1 the model's own message says it (this one would hide it).
+        if interval is not None and 1 <= interval < handler.min_interval_minutes:
             self.add_error(
                 "interval_minutes",
                 _("The %(source)s source allows an interval of %(minutes)s minutes or more.")
