@@ -7,6 +7,8 @@ Registered over tracker's KeywordAdmin (scraping is the higher layer and knows r
 subscriptions).
 """
 
+from decimal import Decimal
+
 from django import forms
 from django.contrib import admin
 from django.db.models import OuterRef, Subquery
@@ -93,7 +95,15 @@ class KeywordForm(tracker_admin.KeywordForm):
                     _("The %(source)s source cannot search this: %(error)s.")
                     % {"source": source, "error": exc},
                 )
+            else:
+                self._fill_prices_from_query(data, handler.query_price_range(query))
         return data
+
+    def _fill_prices_from_query(self, data, bounds):
+        """A pasted URL's price filter goes into empty price fields: shown, and applied by Lago."""
+        for name, bound in zip(("price_min", "price_max"), bounds, strict=True):
+            if bound is not None and data.get(name) is None and name not in self.errors:
+                data[name] = Decimal(bound)
 
 
 admin.site.unregister(Keyword)

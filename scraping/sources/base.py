@@ -89,6 +89,11 @@ class Source:
             part for part in (query.strip(), price_range(price_min, price_max)) if part
         )
 
+    def query_price_range(self, query):
+        """(min, max) the query itself asks for (a pasted URL's price filter), each None when
+        absent: the keyword form copies them into empty price fields, so Lago filters by them too."""
+        return None, None
+
     def unavailable_reason(self) -> str | None:
         """A skip reason slug when the source cannot run now (the scheduler asks first)."""
         return None

@@ -127,6 +127,10 @@ class KleinanzeigenSource(Source):
         parts = [words, _label(search.location), price_range(search.price_min, search.price_max)]
         return " · ".join(part for part in parts if part)
 
+    def query_price_range(self, query):
+        search = build_query(query)
+        return search.price_min, search.price_max
+
     def parse(self, content, *, number, rows, cursor=None):
         return parse_page(content, number=number, cursor=cursor, now=timezone.now())
 

@@ -183,9 +183,17 @@ def test_the_form_refuses_an_interval_below_the_sources_minimum(
     response = _post(admin_client, interval_minutes="5")
     assert "allows an interval of 10 minutes or more" in response.content.decode()
     assert not Keyword.objects.exists()
+
+
+def test_a_pasted_urls_price_filter_fills_the_keywords_price_fields(
+    kleinanzeigen_server, admin_client
+):
     response = _post(admin_client, query=DUESSELDORF)
     assert response.status_code == 302
-    assert Keyword.objects.get().name == "wohnung · Duesseldorf · bis € 1.500"
+    keyword = Keyword.objects.get()
+    assert keyword.name == "wohnung · Duesseldorf · bis € 1.500"
+    # The URL's price filter is in the keyword's own fields: shown, and applied by Lago too.
+    assert (keyword.price_min, keyword.price_max) == (None, Decimal("1500"))
 
 
 def test_the_form_refuses_a_url_that_is_no_search(kleinanzeigen_server, admin_client, english):
