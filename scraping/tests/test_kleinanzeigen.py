@@ -114,6 +114,20 @@ def test_pagination_stops_at_the_page_cap(kleinanzeigen_server, settings):
     ]
 
 
+def test_a_sweep_reads_to_the_last_page_and_marks_unseen_ads_gone(kleinanzeigen_server, settings):
+    settings.SCRAPE_SWEEP_MAX_PAGES = 5
+    settings.SCRAPE_MAX_PAGES = 3
+    kleinanzeigen_server.cards = make_cards(60)
+    keyword = kleinanzeigen_keyword()
+    scrape_keyword(keyword)
+    kleinanzeigen_server.cards = kleinanzeigen_server.cards[:55]  # five ads sold meanwhile
+    kleinanzeigen_server.requests.clear()
+    keyword.refresh_from_db()
+    outcome = scrape_keyword(keyword, sweep=True)
+    assert [r.page for r in kleinanzeigen_server.search_requests()] == [1, 2, 3]
+    assert outcome.counts.extra["gone"] == 5
+
+
 def test_an_empty_result_page_is_done_with_zero_ads(kleinanzeigen_server):
     outcome = scrape_keyword(kleinanzeigen_keyword())
     assert (outcome.status, outcome.counts.ads_seen, outcome.counts.pages) == ("done", 0, 1)
