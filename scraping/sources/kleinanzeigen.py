@@ -119,6 +119,8 @@ class KleinanzeigenSource(Source):
     def describe(self, query, *, price_min=None, price_max=None):
         """`wohnung · Duesseldorf · bis € 1.500`: the words, the place of a pasted URL (as its
         slug spells it), the price range."""
+        if not query.strip().lower().startswith(("http://", "https://")):
+            return super().describe(query, price_min=price_min, price_max=price_max)
         try:
             search = build_query(query).narrowed(price_min, price_max)
         except BadQuery:
@@ -144,7 +146,8 @@ def build_query(query):
     query = query.strip()
     if query.lower().startswith(("http://", "https://")):
         return _from_url(query)
-    words = "-".join(re.sub(r"[/\\?#]+", " ", query).split())
+    # "/", "?", "#" would end the path segment, ":" make it a filter (`preis:…`).
+    words = "-".join(re.sub(r"[/\\?#:]+", " ", query).split())
     if not words:
         raise BadQuery("no search words")
     return SearchQuery(words=words)

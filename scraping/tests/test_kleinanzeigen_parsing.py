@@ -176,6 +176,7 @@ def test_top_ads_never_stop_paging_at_the_cursor():
     [
         ("wohnung", "/s-wohnung/k0"),
         ("  rtx 3080 ", "/s-rtx-3080/k0"),
+        ("küche preis:1", "/s-k%C3%BCche-preis-1/k0"),
         (
             "https://www.kleinanzeigen.de/s-immobilien/duesseldorf/anzeige:angebote/seite:2/wohnung/k0c195l2068r5",
             "/s-immobilien/duesseldorf/anzeige:angebote/wohnung/k0c195l2068",
@@ -215,6 +216,6 @@ def test_names_read_like_the_search():
     source = KleinanzeigenSource()
     url = "https://www.kleinanzeigen.de/s-duesseldorf/preis::1500/wohnung/k0l2068r10"
     assert source.describe(url) == "wohnung · Duesseldorf · bis € 1.500"
-    assert source.describe("wohnung", price_max=Decimal(1000)) == "wohnung · bis € 1.000"
+    assert source.describe("e-bike", price_max=Decimal(1000)) == "e-bike · bis € 1.000"
     # The keyword's bound narrows the URL's.
     assert source.describe(url, price_max=Decimal(900)) == "wohnung · Duesseldorf · bis € 900"
