@@ -213,6 +213,15 @@ SCRAPE_SWEEP_MAX_PAGES = env.int("SCRAPE_SWEEP_MAX_PAGES", default=10)
 # A new ad matching an ad gone within this many days is announced as its relist (tracker.relists).
 RELIST_WINDOW_DAYS = env.int("RELIST_WINDOW_DAYS", default=30)
 
+# Kleinanzeigen.de (scraping/sources/kleinanzeigen.py), a source to enable in SCRAPE_SOURCES.
+KLEINANZEIGEN_BASE_URL = env.str("KLEINANZEIGEN_BASE_URL", default="https://www.kleinanzeigen.de")
+# A keyword on kleinanzeigen runs at most this often (the keyword form refuses a shorter interval).
+KLEINANZEIGEN_MIN_INTERVAL_MINUTES = env.int("KLEINANZEIGEN_MIN_INTERVAL_MINUTES", default=10)
+# Requests to the site start at least this far apart (above SCRAPE_MIN_REQUEST_GAP_MS).
+KLEINANZEIGEN_REQUEST_GAP_MS = env.int("KLEINANZEIGEN_REQUEST_GAP_MS", default=3000)
+# The sources keywords may use (scraping.sources.registry); the others are not offered.
+SCRAPE_SOURCES = env.list("SCRAPE_SOURCES", default=["willhaben"])
+
 # (end of scraping settings)
 
 

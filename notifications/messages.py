@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from lib import marketplaces
 from lib.money import format_price
 from notifications.bot.keyboards import notification_keyboard
 from notifications.models.chats import WELCOME_TEXT
@@ -106,13 +107,15 @@ def _ad_lines(notification, ad, title, low, escape):
     else:
         lines.append("🆕 " + _("New ad"))
         lines.append(bold(title))
-        lines.append(e(format_price(notification.price)))
+        # A reduced ad first seen: its old price is the one the marketplace shows struck through.
+        reduced = notification.old_price is not None
+        lines.append(e(_drop_line(notification) if reduced else format_price(notification.price)))
     if ad.location:
         lines.append(e(f"📍 {ad.postcode} {ad.location}".replace("  ", " ").strip()))
     if ad.published_at:
         lines.append(e(f"🕒 {timezone.localtime(ad.published_at):%d.%m.%Y %H:%M}"))
     if notification.keyword_id:
-        lines.append(e(f"🔎 {notification.keyword.display_name}"))
+        lines.append(e(f"🔎 {notification.keyword.display_name} · {marketplaces.label(ad.source)}"))
     link = _("Open ad")
     lines.append(f'<a href="{esc(ad.url)}">{esc(link)}</a>' if escape else ad.url)
     return "\n".join(lines)

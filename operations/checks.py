@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 
+from scraping.sources import registry
+
 # Values copied from docs/.env.example, or keys too short to be secret, are refused like a missing
 # key.
 PLACEHOLDER_SECRETS = (
@@ -162,5 +164,19 @@ def check_queue_broker(app_configs=None, **kwargs):
             f"Q_BROKER={settings.Q_BROKER!r} is not a known task broker.",
             hint="Use Q_BROKER=orm (the database, the default) or Q_BROKER=redis with REDIS_URL=redis://host:6379/0.",
             id="lago.E005",
+        )
+    ]
+
+
+@register()
+def check_scrape_sources(app_configs=None, **kwargs):
+    unknown = [slug for slug in settings.SCRAPE_SOURCES if slug not in registry.SOURCES]
+    if not unknown and settings.SCRAPE_SOURCES:
+        return []
+    return [
+        Error(
+            f"SCRAPE_SOURCES names no source or unknown ones: {', '.join(unknown) or '(empty)'}.",
+            hint=f"Name sources the registry knows, comma-separated: {', '.join(registry.SOURCES)}.",
+            id="lago.E007",
         )
     ]

@@ -248,8 +248,9 @@ def telegram_429(since):
 
 
 def last_success_per_source(keywords):
-    """Derived from the keyword rows; every registered source appears (None: never succeeded)."""
-    latest = dict.fromkeys(registry.slugs())
+    """Derived from the keyword rows; every enabled source appears (None: never succeeded), and
+    a disabled one whose keywords have succeeded."""
+    latest = dict.fromkeys(registry.enabled())
     for k in keywords:
         when = k["last_success_at"]
         if when and (latest.get(k["source"]) is None or when > latest[k["source"]]):

@@ -10,8 +10,8 @@ from lib.big_tables import BigTableAdmin
 # Registered for their side effect: the Keyword admin over tracker's, the allow-listed Schedule
 # admin.
 from scraping import admin_keywords, admin_schedules  # noqa: F401
+from scraping.admin_filters import SourceFilter
 from scraping.models import ScrapeRun
-from scraping.sources.registry import choices as source_choices
 from tracker.admin_filters import KeywordFilter
 
 STATUS_LABELS = dict(ScrapeRun.Status.choices)
@@ -23,20 +23,6 @@ def _pretty(text):
         return json.dumps(json.loads(text), indent=2, ensure_ascii=False, sort_keys=True)
     except (TypeError, ValueError):
         return text
-
-
-class SourceFilter(admin.SimpleListFilter):
-    """The registered sources: not a SELECT DISTINCT over every run, as a plain field filter would
-    be."""
-
-    title = _("source")
-    parameter_name = "source"
-
-    def lookups(self, request, model_admin):
-        return source_choices()
-
-    def queryset(self, request, queryset):
-        return queryset.filter(source=self.value()) if self.value() else queryset
 
 
 @admin.register(ScrapeRun)

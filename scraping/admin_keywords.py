@@ -4,6 +4,8 @@
 The keyword's own page (Run now button, last runs, ads found) is scraping.admin_keyword_page.
 """
 
+from decimal import Decimal
+
 from django import forms
 from django.contrib import admin
 from django.db.models import OuterRef, Subquery
@@ -13,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from lib.badges import badge
 from notifications.admin import KeywordSubscriptionInline
 from notifications.models import Subscription
+from scraping.admin_filters import SourceFilter
 from scraping.admin_keyword_page import KeywordPageMixin
 from scraping.errors import BadQuery
 from scraping.models import ScrapeRun
@@ -39,15 +42,16 @@ class LastStatusFilter(admin.SimpleListFilter):
 
 
 class KeywordForm(tracker_admin.KeywordForm):
-    source = forms.ChoiceField(
-        choices=registry.choices,
-        initial="willhaben",
-        error_messages={
-            "invalid_choice": "Unknown source %(value)s: choose one the registry knows ("
-            + ", ".join(registry.slugs())
+    source = forms.ChoiceField(choices=registry.choices, initial="willhaben")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read per form: SCRAPE_SOURCES decides which of the registry's sources are offered.
+        self.fields["source"].error_messages["invalid_choice"] = (
+            "Unknown source %(value)s: choose one the registry knows and SCRAPE_SOURCES enables ("
+            + ", ".join(registry.enabled())
             + ")."
-        },
-    )
+        )
 
     def _price(self, name):
         value = self.cleaned_data.get(name)
@@ -62,12 +66,22 @@ class KeywordForm(tracker_admin.KeywordForm):
         return self._price("price_max")
 
     def clean(self):
-        """The source's own query check (a URL of another site, a non-search page) fails here, not
-        at the first run."""
+        """The source's own query check (a URL of another site, a non-search page) and its
+        shortest interval fail here, not at the first run."""
         data = super().clean()
         query, source = data.get("query"), data.get("source")
-        if query and source:
-            handler = registry.get_handler(source)()
+        if not source:
+            return data
+        handler = registry.get_handler(source)()
+        interval = data.get("interval_minutes")
+        # Below 1 the model's own message says it (this one would hide it).
+        if interval is not None and 1 <= interval < handler.min_interval_minutes:
+            self.add_error(
+                "interval_minutes",
+                _("The %(source)s source allows an interval of %(minutes)s minutes or more.")
+                % {"source": registry.label(source), "minutes": handler.min_interval_minutes},
+            )
+        if query:
             try:
                 handler.validate_query(
                     query, price_min=data.get("price_min"), price_max=data.get("price_max")
@@ -78,14 +92,22 @@ class KeywordForm(tracker_admin.KeywordForm):
                     _("The %(source)s source cannot search this: %(error)s.")
                     % {"source": source, "error": exc},
                 )
+            else:
+                self._fill_prices_from_query(data, handler.query_price_range(query))
         return data
+
+    def _fill_prices_from_query(self, data, bounds):
+        """A pasted URL's price filter goes into empty price fields: shown, and applied by Lago."""
+        for name, bound in zip(("price_min", "price_max"), bounds, strict=True):
+            if bound is not None and data.get(name) is None and name not in self.errors:
+                data[name] = Decimal(bound)
 
 
 @admin.register(Keyword)
 class KeywordAdmin(KeywordPageMixin, tracker_admin.CoreKeywordAdmin):
     form = KeywordForm
     list_display = ["keyword", "last_run", "next_run", "ads_found", "subscribers"]
-    list_filter = ["source", "is_active", LastStatusFilter, tracker_admin.AlertFilter]
+    list_filter = [SourceFilter, "is_active", LastStatusFilter, tracker_admin.AlertFilter]
     inlines = [KeywordSubscriptionInline]
     actions = ["run_now", *tracker_admin.CoreKeywordAdmin.actions]
 

@@ -8,6 +8,9 @@ class ScrapingConfig(AppConfig):
     def ready(self):
         from django_q.signals import pre_enqueue
 
+        # Registers the marketplaces' names for the layers below (messages name the marketplace),
+        # in every process, whether or not it scrapes.
+        from scraping.sources import registry  # noqa: F401
         from scraping.task_guard import guard
 
         # Every process that enqueues (web, scheduler, a chain in the monitor) checks each task.

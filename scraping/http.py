@@ -107,11 +107,14 @@ def _time_left():
     return None if deadline is None else deadline - time.monotonic()
 
 
-def fetch(url, *, params=None, headers=None):
-    """GET `url` politely; return the 2xx response or raise FetchError."""
+def fetch(url, *, params=None, headers=None, min_gap_ms=0):
+    """GET `url` politely; return the 2xx response or raise FetchError.
+
+    `min_gap_ms`: a source's own request gap, where it asks for more than SCRAPE_MIN_REQUEST_GAP_MS.
+    """
     attempts = 1 + max(0, settings.HTTP_RETRIES)
     for attempt in range(attempts):
-        response, error = _try_once(url, params, headers)
+        response, error = _try_once(url, params, headers, min_gap_ms)
         if error is None:
             return response
         if not error.transient or attempt == attempts - 1:
@@ -136,10 +139,10 @@ def fetch(url, *, params=None, headers=None):
     raise AssertionError("unreachable")
 
 
-def _try_once(url, params, headers):
+def _try_once(url, params, headers, min_gap_ms=0):
     """One request: (response, None) on 2xx, else (response or None, FetchError)."""
     try:
-        response = _get_once(url, params, headers)
+        response = _get_once(url, params, headers, min_gap_ms)
     except FetchError as error:  # too_large
         return None, error
     except httpx.TimeoutException as exc:
@@ -153,8 +156,8 @@ def _try_once(url, params, headers):
     return response, _error_for(response)
 
 
-def _get_once(url, params, headers):
-    _wait_for_host_gap(httpx.URL(url).host)
+def _get_once(url, params, headers, min_gap_ms=0):
+    _wait_for_host_gap(httpx.URL(url).host, min_gap_ms)
     left = _time_left()
     if left is not None and left <= 0:
         raise httpx.TimeoutException("the scrape's time budget is used up")
@@ -262,9 +265,10 @@ def parse_retry_after(value):
     return max(0.0, (when - timezone.now()).total_seconds())
 
 
-def _wait_for_host_gap(host):
-    """Sleep so that requests to one host start at least SCRAPE_MIN_REQUEST_GAP_MS apart."""
-    gap = settings.SCRAPE_MIN_REQUEST_GAP_MS / 1000
+def _wait_for_host_gap(host, min_gap_ms=0):
+    """Sleep so that requests to one host start at least SCRAPE_MIN_REQUEST_GAP_MS (or the
+    source's larger `min_gap_ms`) apart."""
+    gap = max(settings.SCRAPE_MIN_REQUEST_GAP_MS, min_gap_ms) / 1000
     with _gap_lock:
         now = time.monotonic()
         start = max(now, _last_request_at.get(host, 0.0) + gap)

@@ -27,6 +27,8 @@ gone
   A relist is news like a new ad: drop rules do not filter it (they judge drops
   of ads a chat already heard of); a cheaper relist still shows as a drop in the
   price history and the admin's "dropped in price" filter.
+* A reduced ad seen for the first time (ParsedAd.old_price: the struck-through price a marketplace
+  shows) gets a `PriceChange` old → new at first sight, and its `new` rows carry the old price.
 * `quiet_before` (a deep sweep's cursor): an ad linked for the first time whose
   (published_at, id) is at or before it is backlog, not news: linked, not notified.
 """
@@ -100,10 +102,13 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=Non
         # A relist's previous price is the gone ad's last one.
         old_prices = {external_id: row["price"] for external_id, row in stored.items()}
         old_prices.update({external_id: gone.price for external_id, gone in relists.items()})
+        shown = _shown_old_prices(ads, old_prices)
+        old_prices.update(shown)
         changes = _record_price_changes(ads, old_prices, ad_ids, now)
         new_ids, dropped = _link(keyword, ads, ad_ids, old_prices, now)
         news = new_ids - _backlog(ads, ad_ids, quiet_before)
         earlier = {ad_ids[external_id]: gone.price for external_id, gone in relists.items()}
+        earlier.update({ad_ids[external_id]: price for external_id, price in shown.items()})
         notes = (
             _queue_notifications(keyword, ads, ad_ids, news, dropped, earlier, now) if notify else 0
         )
@@ -121,6 +126,17 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=Non
         frozenset(by_id[i] for i in dropped),
         frozenset(by_id),
     )
+
+
+def _shown_old_prices(ads, known):
+    """{external id: old price} of ads first seen reduced (the marketplace shows the old price
+    struck through): that price is the ad's previous one, so the first sight records the change
+    and the `new` message says what it cost before. An ad already stored has its own history."""
+    return {
+        ad.external_id: ad.old_price
+        for ad in ads
+        if ad.old_price is not None and ad.external_id not in known
+    }
 
 
 def _backlog(ads, ad_ids, cursor):

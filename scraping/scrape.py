@@ -91,7 +91,8 @@ def _scrape(keyword, max_pages, dry_run, on_page, sweep=False):
             else:
                 counts.add(result.counts)
                 seen |= result.ad_pks
-            keys += [ad.sort_key for ad in page.ads if ad.published_at]
+            # Top ads are old ads placed above the newest: they never move the cursor.
+            keys += [ad.sort_key for ad in page.ads if ad.published_at and not ad.is_top]
             if on_page is not None:
                 on_page(page, result)
     except UnknownSource as exc:

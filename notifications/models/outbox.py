@@ -45,6 +45,7 @@ AD_SENT_FIELDS = (
     "postcode",
     "published_at",
     "relist_of",
+    "source",  # the message names the marketplace
 )
 CHAT_SENT_FIELDS = ("chat_id", "status", "language")
 KEYWORD_SENT_FIELDS = ("name", "query")

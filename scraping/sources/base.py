@@ -22,6 +22,11 @@ class ParsedAd:
     is_top: bool = False
     # The marketplace's id of the seller ("" when it names none): relists need the same seller.
     seller_id: str = ""
+    # The price the marketplace shows struck through beside a reduced one: stored as the ad's
+    # previous price when the ad is first seen (scraping.ingest).
+    old_price: Decimal | None = None
+    # The seller takes offers ("VB"); not stored, the price is what counts.
+    negotiable: bool = False
 
     @property
     def sort_key(self):
@@ -84,9 +89,19 @@ class Source:
             part for part in (query.strip(), price_range(price_min, price_max)) if part
         )
 
+    def query_price_range(self, query):
+        """(min, max) the query itself asks for (a pasted URL's price filter), each None when
+        absent: the keyword form copies them into empty price fields, so Lago filters by them too."""
+        return None, None
+
     def unavailable_reason(self) -> str | None:
         """A skip reason slug when the source cannot run now (the scheduler asks first)."""
         return None
+
+    @property
+    def min_interval_minutes(self):
+        """The shortest keyword interval this source allows (the keyword form refuses less)."""
+        return 1
 
     def credentials_expire_at(self) -> datetime | None:
         """When the source's login stops working, for sources that need one."""

@@ -43,6 +43,7 @@ def fit_ad(ad):
             raise BadAd(f"ad {external_id}: price {price} does not fit the price column")
     return replace(
         ad,
+        old_price=_old_price(ad.old_price, price),
         external_id=external_id,
         url=url,
         title=_clip(ad.title, "title"),
@@ -51,6 +52,14 @@ def fit_ad(ad):
         image_url=image_url(ad.image_url),
         seller_id=_fits(ad.seller_id, "seller_id"),
     )
+
+
+def _old_price(old, price):
+    """An old price that is a storable amount above the current one, else None (it only adds
+    history; a doubtful one is left out rather than the ad)."""
+    if old is None or price is None or not old.is_finite() or old <= price:
+        return None
+    return old if old < _price_limit() else None
 
 
 def image_url(value):

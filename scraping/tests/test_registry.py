@@ -45,11 +45,20 @@ def test_a_source_without_a_contract_method_is_found():
     assert missing == ["validate_query", "parse"]
 
 
+def test_the_registry_holds_both_marketplaces_and_offers_the_enabled_ones(settings):
+    # Name them: a lost registry line would otherwise go unnoticed.
+    assert list(registry.SOURCES) == ["willhaben", "kleinanzeigen"]
+    settings.SCRAPE_SOURCES = ["kleinanzeigen"]
+    assert registry.choices() == [("kleinanzeigen", "kleinanzeigen.de")]
+
+
 def test_every_registry_line_points_at_an_importable_handler():
     for slug in registry.SOURCES:
         assert get_handler(slug) is not None
 
 
 def test_unknown_slug_raises_one_clear_error():
-    with pytest.raises(UnknownSource, match="unknown source 'nope'; known: willhaben"):
+    with pytest.raises(
+        UnknownSource, match="unknown source 'nope'; known: kleinanzeigen, willhaben"
+    ):
         get_handler("nope")

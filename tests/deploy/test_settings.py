@@ -114,6 +114,14 @@ def test_an_unknown_broker_is_an_error_with_a_hint():
     assert "Q_BROKER=redis" in errors[0].hint
 
 
+def test_an_unknown_name_in_scrape_sources_is_a_start_up_error():
+    with override_settings(SCRAPE_SOURCES=["willhaben", "ebay"]):
+        [error] = checks.check_scrape_sources()
+    assert error.id == "lago.E007" and "ebay" in error.msg
+    with override_settings(SCRAPE_SOURCES=["willhaben", "kleinanzeigen"]):
+        assert checks.check_scrape_sources() == []
+
+
 def _cluster_conf(**env_vars):
     code = (
         "import django, json; django.setup(); from django.conf import settings;"

@@ -4,6 +4,7 @@ import pytest
 
 from notifications import sender
 from scraping import http
+from tests.fakes.kleinanzeigen import FakeKleinanzeigen
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.willhaben import FakeWillhaben
 
@@ -29,6 +30,22 @@ def fetch_waits(monkeypatch):
     waits = []
     monkeypatch.setattr(http, "sleep", waits.append)
     return waits
+
+
+@pytest.fixture
+def kleinanzeigen_server(settings):
+    """A running FakeKleinanzeigen; the source is enabled and pointed at it, with fast retries
+    and no request gap."""
+    server = FakeKleinanzeigen().start()
+    settings.KLEINANZEIGEN_BASE_URL = server.base_url
+    settings.KLEINANZEIGEN_REQUEST_GAP_MS = 0
+    settings.SCRAPE_SOURCES = ["willhaben", "kleinanzeigen"]
+    settings.SCRAPE_MIN_REQUEST_GAP_MS = 0
+    settings.HTTP_BACKOFF_BASE_S = 0.01
+    settings.HTTP_BACKOFF_MAX_S = 0.05
+    settings.HTTP_TIMEOUT = 2.0
+    yield server
+    server.stop()
 
 
 @pytest.fixture

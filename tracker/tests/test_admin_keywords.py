@@ -143,7 +143,11 @@ def test_reset_cursor_asks_first_then_resets(admin_client):
             {"price_min": "500", "price_max": "100"},
             "The maximum price must not be below the minimum price.",
         ),
-        ({"source": "ebay"}, "Unknown source ebay: choose one the registry knows (willhaben)."),
+        (
+            {"source": "ebay"},
+            "Unknown source ebay: choose one the registry knows and SCRAPE_SOURCES enables "
+            "(willhaben).",
+        ),
     ],
 )
 def test_add_form_explains_invalid_input(admin_client, changes, message):

@@ -3,6 +3,7 @@
     manage.py scrape 12                       # keyword id: stored, notified, recorded as a
     ScrapeRun
     manage.py scrape "rtx 3080" --dry-run     # plain words or a pasted willhaben URL
+    manage.py scrape wohnung --source kleinanzeigen   # an ad-hoc query on another marketplace
     manage.py scrape 12 --pages 3 --dry-run   # fetch and parse only, write nothing
     manage.py scrape 12 --sweep               # a deep sweep now: past the cursor, largest pages
 
@@ -19,6 +20,7 @@ from scraping.claims import claim_keyword_now
 from scraping.ingest import passes_filters
 from scraping.models import ScrapeRun
 from scraping.scrape import scrape_keyword
+from scraping.sources import registry
 from scraping.zero_result_alerts import run_finished
 from tracker.models import Ad, Keyword
 
@@ -26,11 +28,17 @@ NEW, KNOWN, PRICE_DROP, FILTERED = "new", "known", "price_drop", "filtered"
 
 
 class Command(BaseCommand):
-    help = "Scrape one keyword (id) or an ad-hoc query / willhaben URL now, and list the ads found."
+    help = "Scrape one keyword (id) or an ad-hoc query / search URL now, and list the ads found."
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "target", help='a keyword id, or "search words", or a willhaben search URL'
+            "target", help='a keyword id, or "search words", or a search URL of --source'
+        )
+        parser.add_argument(
+            "--source",
+            choices=registry.slugs(),
+            default="willhaben",
+            help="the marketplace of an ad-hoc query (a keyword id brings its own)",
         )
         parser.add_argument(
             "--pages",
@@ -45,10 +53,10 @@ class Command(BaseCommand):
             help="a deep sweep: ignore the cursor, read up to SCRAPE_SWEEP_MAX_PAGES",
         )
 
-    def handle(self, target, pages, dry_run, sweep, verbosity, **options):
+    def handle(self, target, pages, dry_run, sweep, verbosity, source, **options):
         if pages is not None and pages < 1:
             raise CommandError("--pages must be at least 1")
-        keyword = self._keyword(target)
+        keyword = self._keyword(target, source)
         dry_run = dry_run or keyword.pk is None
         kind = ScrapeRun.Kind.SWEEP if sweep else ScrapeRun.Kind.SCHEDULED
         run = None if dry_run else self._start_run(keyword, kind)
@@ -87,13 +95,13 @@ class Command(BaseCommand):
                 )
             )
 
-    def _keyword(self, target):
+    def _keyword(self, target, source):
         if target.isdigit():
             try:
                 return Keyword.objects.get(pk=int(target))
             except Keyword.DoesNotExist:
                 raise CommandError(f"no keyword with id {target}") from None
-        return Keyword(query=target, source="willhaben")
+        return Keyword(query=target, source=source)
 
     def _start_run(self, keyword, kind):
         """The admin's *Run now* path: the same skip rules, skip row and next window."""
