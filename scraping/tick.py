@@ -16,7 +16,7 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import timezone
 
-from notifications.sender import process_queue
+from notifications.tasks import send_due
 from scraping.claims import claim_due_keywords, claim_due_sweeps, window_base
 from scraping.credentials import check_credentials
 from scraping.enqueue import enqueue_scrapes
@@ -32,7 +32,8 @@ def tick(scheduled_at=None):
     now = timezone.now()
     base = window_base(now, _parse(scheduled_at))
     Heartbeat.beat("scheduler")
-    sent = _step("send notifications", lambda: process_queue(limit=settings.NOTIFY_BATCH))
+    # One batch (NOTIFY_BATCH) here; a longer outbox goes on draining in send tasks.
+    sent = _step("send notifications", send_due)
     reaped = _step("reap zombies", lambda: reap_zombies(now))
     _step("check credentials", lambda: check_credentials(now))
     _step("retention", lambda: prune_if_due(now))

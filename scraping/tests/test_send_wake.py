@@ -11,6 +11,7 @@ from notifications.models import Notification
 from notifications.tasks import SEND_TASK, send_due, wake_sender
 from scraping.claims import claim_due_keywords
 from scraping.tasks import run_scrape
+from scraping.tick import tick
 from tests.factories import make_ad, make_chat, make_keyword, make_notification, make_subscription
 from tests.fakes.willhaben_factory import make_raw_ads
 
@@ -90,3 +91,14 @@ def test_two_wakes_at_once_send_each_row_once(telegram, settings):
     assert Notification.objects.pending().count() == 0
     assert len(telegram.messages) == 20
     assert telegram.sent_twice() == 0
+
+
+def test_a_tick_sends_one_batch_and_a_long_outbox_goes_on_without_the_next_tick(telegram, settings):
+    settings.NOTIFY_BATCH = 10
+    for _ in range(25):
+        make_notification()
+    assert tick()["sent"] == 10
+    assert Notification.objects.pending().count() == 15
+    run_queued_tasks()
+    assert Notification.objects.pending().count() == 0
+    assert len(telegram.messages) == 25
