@@ -160,6 +160,16 @@ def receipts(telegram, tokens):
     return found
 
 
+def runs_per_keyword_minute(start, end):
+    """Scheduled runs per keyword and minute while the publisher ran (1.0: intervals hold)."""
+    from scraping.models import ScrapeRun
+
+    runs = ScrapeRun.objects.filter(
+        kind=ScrapeRun.Kind.SCHEDULED, status=ScrapeRun.Status.DONE, started_at__range=(start, end)
+    ).count()
+    return round(runs / KEYWORDS / ((end - start).total_seconds() / 60), 2)
+
+
 def percentile(samples, p):
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1)]
@@ -217,7 +227,9 @@ def main():
     try:
         if not wait_until(first_runs_done, WARM_UP_S, "the first runs", proc):
             raise RuntimeError("not every keyword had its first run")
+        window = [datetime.now(UTC)]
         published = publish(willhaben, queries)
+        window.append(datetime.now(UTC))
         last = max(at for _, at in published.values())
         wait_until(
             lambda: all(
@@ -228,7 +240,10 @@ def main():
             proc,
         )
         found = receipts(telegram, published)
-        figures = burst(telegram, proc)
+        figures = {
+            "runs_per_keyword_minute": runs_per_keyword_minute(*window),
+            **burst(telegram, proc),
+        }
     except Exception:
         log.flush()
         print(Path(log.name).read_text(errors="replace")[-3000:], file=sys.stderr)

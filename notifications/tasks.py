@@ -13,6 +13,7 @@ from django.conf import settings
 from django.utils import timezone
 from django_q.tasks import async_task
 
+from notifications import telegram
 from notifications.models import Notification
 from notifications.sender import process_queue
 
@@ -39,7 +40,10 @@ def send_due():
 
 def wake_sender():
     """Enqueues a send_due task; returns whether it was written. A failure only delays the
-    messages to the next tick, so it is logged, not raised."""
+    messages to the next tick, so it is logged, not raised. Without a bot token nothing can be
+    sent: the tick alone says so, once a minute, not every scrape."""
+    if telegram.sending_paused():
+        return False
     try:
         async_task(SEND_TASK, task_name="send-due", group=GROUP)
     except Exception:

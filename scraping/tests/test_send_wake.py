@@ -102,3 +102,12 @@ def test_a_tick_sends_one_batch_and_a_long_outbox_goes_on_without_the_next_tick(
     run_queued_tasks()
     assert Notification.objects.pending().count() == 0
     assert len(telegram.messages) == 25
+
+
+def test_without_a_bot_token_a_scrape_enqueues_no_sender(willhaben_server, subscribed, settings):
+    settings.TELEGRAM_BOT_TOKEN = ""
+    willhaben_server.set_ads(make_raw_ads(2))
+    [run] = claim_due_keywords()
+    run_scrape(run.pk)
+    assert Notification.objects.pending().count() == 6
+    assert run_queued_tasks() == []
