@@ -49,10 +49,15 @@ def _parse(scheduled_at):
     if scheduled_at is None or isinstance(scheduled_at, datetime):
         return scheduled_at
     try:
-        return datetime.fromisoformat(scheduled_at)
+        moment = datetime.fromisoformat(scheduled_at)
     except (TypeError, ValueError):
-        logger.warning("tick: ignoring a scheduled moment that is not a date: %r", scheduled_at)
+        moment = None
+    if moment is None or timezone.is_naive(moment):
+        logger.warning(
+            "tick: ignoring a scheduled moment that is not a dated time: %r", scheduled_at
+        )
         return None
+    return moment
 
 
 def _step(name, fn):

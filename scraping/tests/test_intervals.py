@@ -89,4 +89,7 @@ def test_a_tick_without_a_scheduled_moment_measures_from_now():
         ScrapeRun.objects.running().get().close(ScrapeRun.Status.DONE)
         clock.move_to(START + timedelta(minutes=1))
         tick(scheduled_at="not a date")
-    assert ScrapeRun.objects.filter(keyword=kw).count() == 2
+        ScrapeRun.objects.running().get().close(ScrapeRun.Status.DONE)
+        clock.move_to(START + timedelta(minutes=2))
+        tick(scheduled_at=START.replace(tzinfo=None).isoformat())
+    assert ScrapeRun.objects.filter(keyword=kw).count() == 3
