@@ -227,8 +227,8 @@ SCRAPE_SOURCES = env.list("SCRAPE_SOURCES", default=["willhaben"])
 
 # --- Scheduler (scraping.tick) ----------------------------------------------
 
-# Up to this many seconds are added to each next_run_at so keywords created
-# together drift apart instead of hitting the site in the same second.
+# Each next_run_at is moved up to this many seconds earlier (capped at half a tick) so
+# keywords created together drift apart; never later, or the next tick would miss them.
 SCHEDULER_JITTER_S = env.float("SCHEDULER_JITTER_S", default=10.0)
 SCHEDULER_CLAIM_LIMIT = env.int("SCHEDULER_CLAIM_LIMIT", default=1000)
 SCRAPE_ZOMBIE_MINUTES = env.int("SCRAPE_ZOMBIE_MINUTES", default=15)

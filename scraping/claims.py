@@ -13,6 +13,12 @@ creates all their runs (the tick's cost does not grow per keyword).
 Deep sweeps (`kind=sweep`) are claimed the same way on `next_sweep_at`, which
 moves SCRAPE_SWEEP_HOURS ahead. A sweep reads page 1 too, so its claim also
 moves `next_run_at`: the cursor run it would collide with is not needed.
+
+Windows hold their interval: the next window is measured from the moment the tick was
+scheduled for (`window_base`), not from when a worker got to it, and the jitter only ever
+moves it earlier. So the tick one interval later always finds the keyword due, however late
+either tick ran; a positive jitter would push every window past that tick and stretch a
+1-minute interval to 2 minutes.
 """
 
 import logging
@@ -43,21 +49,39 @@ class Skip:
     moves_window: bool = False
 
 
-def next_window(keyword, now):
-    """The keyword's next window: one interval ahead plus a jitter (also _next_window_sql)."""
-    jitter = random.uniform(0, settings.SCHEDULER_JITTER_S)  # noqa: S311 (spreading load, not security)
-    return now + timedelta(minutes=keyword.interval_minutes, seconds=jitter)
+# How often the tick runs (setup_schedules): the resolution of every window.
+TICK_PERIOD = timedelta(minutes=1)
 
 
-def next_sweep(now):
-    return now + timedelta(hours=settings.SCRAPE_SWEEP_HOURS)
+def window_base(now, scheduled_at=None):
+    """The moment a claim measures the next windows from: the tick's scheduled moment
+    (django-q2 hands it to the tick), or `now` without one. A tick that ran later than one
+    period measures from one period ago, so its windows still fall due at the next tick."""
+    if scheduled_at is None:
+        return now
+    return min(now, max(scheduled_at, now - TICK_PERIOD))
 
 
-def _moved_windows(next_run_at, now, kind):
+def next_window(keyword, base):
+    """The keyword's next window: one interval after `base` less a jitter (also _next_window_sql)."""
+    jitter = random.uniform(0, _jitter_s())  # noqa: S311 (spreading load, not security)
+    return base + timedelta(minutes=keyword.interval_minutes, seconds=-jitter)
+
+
+def _jitter_s():
+    """The jitter stays inside one tick period: it may move a window earlier, never by a tick."""
+    return min(settings.SCHEDULER_JITTER_S, TICK_PERIOD.total_seconds() / 2)
+
+
+def next_sweep(base):
+    return base + timedelta(hours=settings.SCRAPE_SWEEP_HOURS)
+
+
+def _moved_windows(next_run_at, base, kind):
     """The Keyword fields a claim of `kind` moves ahead (`next_run_at`: a value or an SQL expression)."""
     fields = {"next_run_at": next_run_at}
     if kind == ScrapeRun.Kind.SWEEP:
-        fields["next_sweep_at"] = next_sweep(now)
+        fields["next_sweep_at"] = next_sweep(base)
     return fields
 
 
@@ -88,26 +112,27 @@ def _source_skip(slug):
     return None
 
 
-def claim_due_keywords(now=None, limit=None):
+def claim_due_keywords(now=None, limit=None, base=None):
     """Claims due keywords and returns their new running ScrapeRuns.
 
     Call outside a transaction: on PostgreSQL the locks are held until the
     whole batch is claimed, and the caller enqueues the runs after commit.
+    `base` (default `now`) is what the next windows are measured from (window_base).
     """
     now = now or timezone.now()
     due = Keyword.objects.due(now).order_by("next_run_at", "id")
-    return _claim(due, "next_run_at", ScrapeRun.Kind.SCHEDULED, now, limit)
+    return _claim(due, "next_run_at", ScrapeRun.Kind.SCHEDULED, now, limit, base or now)
 
 
-def claim_due_sweeps(now=None, limit=None):
+def claim_due_sweeps(now=None, limit=None, base=None):
     """Claims keywords whose deep sweep is due (first spreading new keywords' sweep times)."""
     now = now or timezone.now()
     Keyword.objects.schedule_sweeps(now)
     due = Keyword.objects.sweep_due(now).order_by("next_sweep_at", "id")
-    return _claim(due, "next_sweep_at", ScrapeRun.Kind.SWEEP, now, limit)
+    return _claim(due, "next_sweep_at", ScrapeRun.Kind.SWEEP, now, limit, base or now)
 
 
-def _claim(due, window_field, kind, now, limit):
+def _claim(due, window_field, kind, now, limit, base):
     """One batch: a fixed number of queries however many keywords are due (plus a few per
     skipped keyword, and on the conditional path one UPDATE per keyword)."""
     limit = limit or settings.SCHEDULER_CLAIM_LIMIT
@@ -116,16 +141,16 @@ def _claim(due, window_field, kind, now, limit):
         keywords = list(due.select_for_update(skip_locked=True)[:limit] if locked else due[:limit])
         if not keywords:
             return []
-        ready = _not_skipped(keywords, now, kind)
+        ready = _not_skipped(keywords, now, kind, base)
         if locked:
             # The rows are locked by us: nobody else can claim them meanwhile.
-            _move_windows(ready, now, kind)
+            _move_windows(ready, base, kind)
         else:
-            ready = [keyword for keyword in ready if _won(keyword, now, window_field, kind)]
+            ready = [keyword for keyword in ready if _won(keyword, now, window_field, kind, base)]
         return _start_runs(ready, now, kind)
 
 
-def _not_skipped(keywords, now, kind):
+def _not_skipped(keywords, now, kind, base):
     """The keywords that may run; a skip row for each of the others."""
     running = set(
         ScrapeRun.objects.running()
@@ -136,33 +161,33 @@ def _not_skipped(keywords, now, kind):
     for keyword in keywords:
         skip = _skip_reason(keyword, keyword.pk in running, sources)
         if skip:
-            _skip(keyword, skip, now, kind)
+            _skip(keyword, skip, now, kind, base)
         else:
             ready.append(keyword)
     return ready
 
 
-def _move_windows(keywords, now, kind):
+def _move_windows(keywords, base, kind):
     """Moves the keywords' windows ahead in one UPDATE, each with its own jitter."""
     if not keywords:
         return
     Keyword.objects.filter(pk__in=[keyword.pk for keyword in keywords]).update(
-        **_moved_windows(_next_window_sql(now), now, kind)
+        **_moved_windows(_next_window_sql(base), base, kind)
     )
 
 
-def _next_window_sql(now):
+def _next_window_sql(base):
     """next_window() as an SQL expression: RANDOM() draws each row's jitter."""
     jitter = ExpressionWrapper(
-        Random() * Value(timedelta(seconds=settings.SCHEDULER_JITTER_S)),
+        Random() * Value(timedelta(seconds=_jitter_s())),
         output_field=DurationField(),
     )
-    return Value(now) + F("interval_minutes") * Value(timedelta(minutes=1)) + jitter
+    return Value(base) + F("interval_minutes") * Value(timedelta(minutes=1)) - jitter
 
 
-def _won(keyword, now, window_field, kind):
+def _won(keyword, now, window_field, kind, base):
     """Without row locks a conditional UPDATE on the old window decides who claims it."""
-    moved = _moved_windows(next_window(keyword, now), now, kind)
+    moved = _moved_windows(next_window(keyword, base), base, kind)
     won = Keyword.objects.filter(
         pk=keyword.pk, is_active=True, **{window_field: getattr(keyword, window_field)}
     ).update(**moved)
@@ -217,13 +242,14 @@ def _start_run(keyword, now, kind=ScrapeRun.Kind.SCHEDULED):
         return None
 
 
-def _skip(keyword, skip, now, kind=ScrapeRun.Kind.SCHEDULED):
+def _skip(keyword, skip, now, kind=ScrapeRun.Kind.SCHEDULED, base=None):
     logger.info("keyword %s %s skipped: %s (%s)", keyword.pk, kind, skip.reason, skip.detail)
     if skip.moves_window:
+        base = base or now
         fields = (
-            {"next_sweep_at": next_sweep(now)}
+            {"next_sweep_at": next_sweep(base)}
             if kind == ScrapeRun.Kind.SWEEP
-            else {"next_run_at": next_window(keyword, now)}
+            else {"next_run_at": next_window(keyword, base)}
         )
         Keyword.objects.filter(pk=keyword.pk).update(**fields)
     ScrapeRun.record_skip(keyword, skip.reason, skip.detail, now=now, kind=kind)

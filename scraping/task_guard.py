@@ -18,7 +18,7 @@ from django_q.conf import Conf
 
 logger = logging.getLogger(__name__)
 
-ALLOWED_TASKS = ("scraping.tick.tick", "scraping.tasks.run_scrape")
+ALLOWED_TASKS = ("scraping.tick.tick", "scraping.tasks.run_scrape", "notifications.tasks.send_due")
 REFUSED = "scraping.task_guard.refused"
 # Task options that make the cluster call something besides the task's own function, or call it
 # inside the enqueuing process (sync) — the scheduler's or the web server's.

@@ -42,13 +42,13 @@ def test_inactive_and_future_keywords_are_not_claimed():
     assert ScrapeRun.objects.count() == 0
 
 
-def test_jitter_stays_within_its_bound(settings):
+def test_jitter_only_moves_windows_earlier_within_its_bound(settings):
     settings.SCHEDULER_JITTER_S = 30
     kws = [make_keyword(interval_minutes=5) for _ in range(20)]
     now = timezone.now()
     claim_due_keywords(now)
     offsets = {(Keyword.objects.get(pk=k.pk).next_run_at - now).total_seconds() for k in kws}
-    assert all(300 <= o <= 330 for o in offsets)
+    assert all(270 <= o <= 300 for o in offsets)
     assert len(offsets) > 1
 
 

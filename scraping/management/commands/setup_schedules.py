@@ -15,7 +15,8 @@ TICK = {
     "args": None,
     "kwargs": None,
     "cluster": None,
-    "intended_date_kwarg": None,
+    # The tick measures keyword windows from the moment it was scheduled for (scraping.tick).
+    "intended_date_kwarg": "scheduled_at",
     "schedule_type": Schedule.MINUTES,
     "minutes": 1,
     "repeats": -1,

@@ -1,0 +1,289 @@
+"""Benchmark: alert latency, from an ad going online to the Bot API receiving its message.
+
+A real `qcluster` (the tick schedule as `setup_schedules` ships it, default workers) scrapes the
+fake willhaben and sends to the fake Bot API, which enforces Telegram's limits (30 msg/s,
+1 msg/s per chat) and answers 429 beyond them. 60 keywords at a 1-minute interval, 5
+subscribed chats each. Once every keyword has had its first (quiet) run, a publisher adds a
+new ad to 20 % of the keywords each minute, each at a random moment with its PUBLISHED set to
+that moment, for LATENCY_BENCH_MINUTES minutes (default 4). Latency = the fake Bot API's
+receipt - the moment of publishing, one sample per message (ad x subscriber); `missed` counts
+ads that did not reach every subscriber within DRAIN_S after the last one was published.
+
+Then a burst: 600 due notifications for 60 chats (10 each) queued at once and the sender
+woken as a scrape that queued them would wake it; `burst_s` = wake to the last receipt.
+(On a checkout without notifications.tasks there is nothing to wake: the tick finds them.)
+
+    .venv/bin/python bench/latency.py                      # SQLite in a temporary file
+    DATABASE_URL=postgres://... .venv/bin/python bench/latency.py
+    LATENCY_BENCH_MINUTES=2 .venv/bin/python bench/latency.py   # a shorter run
+
+The last line is one JSON object.
+"""
+
+import json
+import math
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from common import REPO, child_env, seed_notifications, setup_django
+
+KEYWORDS, SUBSCRIBERS, SHARE = 60, 5, 0.2
+INTERVAL_S = 60
+MINUTES = float(os.environ.get("LATENCY_BENCH_MINUTES", "4"))
+WARM_UP_S, DRAIN_S, BURST_WAIT_S = 240, 240, 180
+BURST_CHATS, BURST_PER_CHAT = 60, 10
+CHAT_ID_BASE, BURST_CHAT_ID_BASE = 5_100_000_000, 5_200_000_000  # private chats: 1 msg/s each
+
+
+def seed(willhaben):
+    """The keywords (one old ad each, so the first run has a cursor) and their subscribers."""
+    from notifications.models import Subscription, TelegramChat
+    from tests.fakes.willhaben_factory import make_raw_ad
+    from tracker.models import Keyword
+
+    old = datetime.now(UTC) - timedelta(hours=1)
+    keywords = []
+    for i in range(KEYWORDS):
+        keyword = Keyword.objects.create(query=f"latenz{i}", interval_minutes=1)
+        willhaben.ads_for_query[keyword.query] = [
+            make_raw_ad(title=f"old {keyword.query}", published=old, seller=str(40_000_000 + i))
+        ]
+        keywords.append(keyword)
+    chats = TelegramChat.objects.bulk_create(
+        [
+            TelegramChat(chat_id=CHAT_ID_BASE + i, status=TelegramChat.Status.ACTIVE, title=f"c{i}")
+            for i in range(KEYWORDS)
+        ]
+    )
+    Subscription.objects.bulk_create(
+        [
+            Subscription(chat=chat, keyword=keywords[(j + k) % KEYWORDS])
+            for j, chat in enumerate(chats)
+            for k in range(SUBSCRIBERS)
+        ]
+    )
+    return [keyword.query for keyword in keywords]
+
+
+def start_cluster(log):
+    subprocess.run(
+        [sys.executable, "manage.py", "setup_schedules", "-v", "0"],
+        env=child_env(),
+        cwd=REPO,
+        check=True,
+    )
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "qcluster"],
+        env=child_env(PYTHONUNBUFFERED=1),
+        cwd=REPO,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def stop_cluster(proc):
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=40)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def wait_until(predicate, timeout, what, proc):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if proc.poll() is not None:
+            raise RuntimeError(f"qcluster exited with {proc.returncode} while waiting for {what}")
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
+    return True
+
+
+def first_runs_done():
+    from scraping.models import ScrapeRun
+
+    done = ScrapeRun.objects.filter(status=ScrapeRun.Status.DONE)
+    return done.values("keyword").distinct().count() >= KEYWORDS
+
+
+def publish(willhaben, queries):
+    """Adds the new ads at random moments; returns {token: (query, monotonic publish time)}."""
+    from tests.fakes.willhaben_factory import make_raw_ad
+
+    rng = random.Random(33)
+    events = []
+    for minute in range(math.ceil(MINUTES)):
+        length = min(INTERVAL_S, (MINUTES - minute) * INTERVAL_S)
+        for query in rng.sample(queries, round(KEYWORDS * SHARE * length / INTERVAL_S)):
+            events.append((minute * INTERVAL_S + rng.uniform(0, length), query))
+    published = {}
+    start = time.monotonic()
+    for n, (offset, query) in enumerate(sorted(events)):
+        time.sleep(max(0.0, start + offset - time.monotonic()))
+        token = f"bench-{n:05d}"
+        ad = make_raw_ad(
+            title=f"{token} {query}",
+            published=datetime.now(UTC),
+            price=str(100 + n),
+            seller=str(50_000_000 + n),
+        )
+        published[token] = (query, time.monotonic())
+        # One reference swap: the server thread sees the old list or the new one.
+        willhaben.ads_for_query[query] = [ad, *willhaben.ads_for_query[query]]
+    return published
+
+
+def receipts(telegram, tokens):
+    """{token: [receipt times]} of the messages naming each token."""
+    found = {token: [] for token in tokens}
+    for message in list(telegram.messages):
+        body = message["text"] or message["caption"] or ""
+        named, start = set(), body.find("bench-")
+        while start != -1:  # the title and the ad's link both name it: one receipt
+            named.add(body[start : start + 11])
+            start = body.find("bench-", start + 1)
+        for token in named & found.keys():
+            found[token].append(message["at"])
+    return found
+
+
+def runs_per_keyword_minute(start, end):
+    """Scheduled runs per keyword and minute while the publisher ran (1.0: intervals hold)."""
+    from scraping.models import ScrapeRun
+
+    runs = ScrapeRun.objects.filter(
+        kind=ScrapeRun.Kind.SCHEDULED, status=ScrapeRun.Status.DONE, started_at__range=(start, end)
+    ).count()
+    return round(runs / KEYWORDS / ((end - start).total_seconds() / 60), 2)
+
+
+def percentile(samples, p):
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def burst(telegram, proc):
+    from django.db import connections
+
+    from notifications.models import Notification
+
+    try:
+        from notifications.tasks import wake_sender
+    except ImportError:  # a checkout from before send tasks: the next tick finds them
+        wake_sender = None
+    before = len(telegram.messages)
+    seed_notifications(BURST_CHAT_ID_BASE, BURST_CHATS, BURST_PER_CHAT)
+    started = time.monotonic()
+    if wake_sender is not None:
+        wake_sender()
+    rows = Notification.objects.filter(chat__chat_id__gte=BURST_CHAT_ID_BASE)
+    total = BURST_CHATS * BURST_PER_CHAT
+    delivered = wait_until(
+        lambda: rows.filter(status=Notification.Status.SENT).count() >= total,
+        BURST_WAIT_S,
+        "the burst",
+        proc,
+    )
+    connections.close_all()
+    at = [m["at"] for m in telegram.messages[before:] if m["chat_id"] >= BURST_CHAT_ID_BASE]
+    return {
+        "burst_s": round(max(at) - started, 1) if delivered and at else None,
+        "burst_delivered": rows.filter(status=Notification.Status.SENT).count(),
+        "burst_messages": len(at),
+    }
+
+
+def main():
+    from tests.fakes.telegram import FakeTelegram
+    from tests.fakes.willhaben import FakeWillhaben
+
+    telegram = FakeTelegram().start()
+    telegram.rate_limit(overall=30, per_chat=1)
+    willhaben = FakeWillhaben().start()
+    db = setup_django(
+        TELEGRAM_BOT_TOKEN=telegram.token,
+        TELEGRAM_API_BASE_URL=telegram.base_url,
+        WILLHABEN_BASE_URL=willhaben.base_url,
+    )
+    from django.db import connections
+
+    queries = seed(willhaben)
+    connections.close_all()
+    log = tempfile.NamedTemporaryFile(prefix="lago-latency-", suffix=".log", delete=False)
+    proc = start_cluster(log)
+    try:
+        if not wait_until(first_runs_done, WARM_UP_S, "the first runs", proc):
+            raise RuntimeError("not every keyword had its first run")
+        window = [datetime.now(UTC)]
+        published = publish(willhaben, queries)
+        window.append(datetime.now(UTC))
+        last = max(at for _, at in published.values())
+        wait_until(
+            lambda: all(
+                len(times) >= SUBSCRIBERS for times in receipts(telegram, published).values()
+            ),
+            max(0.0, last + DRAIN_S - time.monotonic()),
+            "the last messages",
+            proc,
+        )
+        found = receipts(telegram, published)
+        figures = {
+            "runs_per_keyword_minute": runs_per_keyword_minute(*window),
+            **burst(telegram, proc),
+        }
+    except Exception:
+        log.flush()
+        print(Path(log.name).read_text(errors="replace")[-3000:], file=sys.stderr)
+        raise
+    finally:
+        stop_cluster(proc)
+        telegram.stop()
+        willhaben.stop()
+        log.close()
+        Path(log.name).unlink(missing_ok=True)
+    samples = [at - published[token][1] for token, times in found.items() for at in times]
+    missed = sum(1 for times in found.values() if len(times) < SUBSCRIBERS)
+    p50 = statistics.median(samples) if samples else None
+    result = {
+        "bench": "latency",
+        "db": db,
+        "minutes": MINUTES,
+        "keywords": KEYWORDS,
+        "subscribers": SUBSCRIBERS,
+        "interval_s": INTERVAL_S,
+        "ads": len(published),
+        "messages": len(samples),
+        "p50_s": round(p50, 1) if samples else None,
+        "p90_s": round(percentile(samples, 90), 1) if samples else None,
+        "p99_s": round(percentile(samples, 99), 1) if samples else None,
+        "max_s": round(max(samples), 1) if samples else None,
+        "overhead_p50_s": round(p50 - INTERVAL_S / 2, 1) if samples else None,
+        "missed": missed,
+        **figures,
+        "http_429": telegram.count_429,
+        "sent_twice": telegram.sent_twice(),
+    }
+    print(
+        f"{len(published)} ads, {len(samples)} messages: median {result['p50_s']} s, "
+        f"p90 {result['p90_s']} s, p99 {result['p99_s']} s, max {result['max_s']} s, "
+        f"{missed} missed; burst of {BURST_CHATS * BURST_PER_CHAT} in {result['burst_s']} s, "
+        f"{telegram.count_429} x 429, {result['sent_twice']} sent twice"
+    )
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
