@@ -323,7 +323,8 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "lago.login_throttling.lockout_response"
-# The proxy's X-Forwarded-For only when BEHIND_HTTPS_PROXY says there is one (lago/login_throttling.py).
+# The proxy's X-Forwarded-For only when BEHIND_HTTPS_PROXY says there is one
+# (lago/login_throttling.py).
 AXES_CLIENT_IP_CALLABLE = "lago.login_throttling.client_ip"
 AXES_VERBOSE = False
 # Log lines name the address; the username stays masked (people type passwords into it).

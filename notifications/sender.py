@@ -89,7 +89,8 @@ def process_queue(limit=None) -> int:
     if telegram.sending_paused():
         due = Notification.objects.due().count()
         logger.warning(
-            "notifications: sending paused (TELEGRAM_BOT_TOKEN is not set); %d due notifications wait",
+            "notifications: sending paused (TELEGRAM_BOT_TOKEN is not set); %d due notifications "
+            "wait",
             due,
         )
         return 0
@@ -125,7 +126,8 @@ def build_plan(now, limit) -> "OrderedDict[int, deque[Unit]]":
 
 
 def _backlogs(sendable):
-    """{chat pk: (Telegram chat id, due rows)} of the chats with more due rows than one message each."""
+    """{chat pk: (Telegram chat id, due rows)} of the chats with more due rows than one message
+    each."""
     per_chat = sendable.order_by().values("chat_id", "chat__chat_id").annotate(n=Count("pk"))
     over = per_chat.filter(n__gt=settings.NOTIFY_DIGEST_THRESHOLD)
     return {
@@ -156,7 +158,8 @@ def _digests(now, backlogs):
 
 
 def _load_rows(plan):
-    """Loads every planned row in one query (not one per message); units whose rows are gone are dropped."""
+    """Loads every planned row in one query (not one per message); units whose rows are gone are
+    dropped."""
     rows = Notification.objects.load_for_sending(
         [pk for units in plan.values() for unit in units for pk in unit.pks]
     )
@@ -223,7 +226,8 @@ def render_unit(unit, rows):
 
 
 def _still_due(units):
-    """Whether any of a chat's planned rows is still due (not sent or claimed by another process)."""
+    """Whether any of a chat's planned rows is still due (not sent or claimed by another
+    process)."""
     return (
         Notification.objects.filter(pk__in=[pk for unit in units for pk in unit.pks]).due().exists()
     )

@@ -176,7 +176,9 @@ def check_scrape_sources(app_configs=None, **kwargs):
     return [
         Error(
             f"SCRAPE_SOURCES names no source or unknown ones: {', '.join(unknown) or '(empty)'}.",
-            hint=f"Name sources the registry knows, comma-separated: {', '.join(registry.SOURCES)}.",
+            hint=(
+                f"Name sources the registry knows, comma-separated: {', '.join(registry.SOURCES)}."
+            ),
             id="lago.E007",
         )
     ]

@@ -7,7 +7,8 @@ from scraping.sources.registry import all_choices
 
 
 class SourceFilter(admin.SimpleListFilter):
-    """The registered sources: not a SELECT DISTINCT over every run, as a plain field filter would be."""
+    """The registered sources: not a SELECT DISTINCT over every run, as a plain field filter
+    would be."""
 
     title = _("source")
     parameter_name = "source"

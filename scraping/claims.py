@@ -63,7 +63,8 @@ def window_base(now, scheduled_at=None):
 
 
 def next_window(keyword, base):
-    """The keyword's next window: one interval after `base` less a jitter (also _next_window_sql)."""
+    """The keyword's next window: one interval after `base` less a jitter (also
+    _next_window_sql)."""
     jitter = random.uniform(0, _jitter_s())  # noqa: S311 (spreading load, not security)
     return base + timedelta(minutes=keyword.interval_minutes, seconds=-jitter)
 
@@ -78,7 +79,8 @@ def next_sweep(base):
 
 
 def _moved_windows(next_run_at, base, kind):
-    """The Keyword fields a claim of `kind` moves ahead (`next_run_at`: a value or an SQL expression)."""
+    """The Keyword fields a claim of `kind` moves ahead (`next_run_at`: a value or an SQL
+    expression)."""
     fields = {"next_run_at": next_run_at}
     if kind == ScrapeRun.Kind.SWEEP:
         fields["next_sweep_at"] = next_sweep(base)

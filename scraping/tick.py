@@ -82,7 +82,10 @@ def reap_zombies(now=None):
     for run in ScrapeRun.objects.zombies(now, minutes).only(
         "pk", "keyword_id", "started_at", "status"
     ):
-        detail = f"still running after {minutes} minutes (started {run.started_at.isoformat()}): the worker died or hung"
+        detail = (
+            f"still running after {minutes} minutes (started {run.started_at.isoformat()}): "
+            "the worker died or hung"
+        )
         if run.close(ScrapeRun.Status.FAILED, "zombie", detail, now=now):
             Keyword.objects.filter(pk=run.keyword_id).make_due(now)
             logger.warning("reaped zombie run %s of keyword %s", run.pk, run.keyword_id)

@@ -91,7 +91,8 @@ class Source:
 
     def query_price_range(self, query):
         """(min, max) the query itself asks for (a pasted URL's price filter), each None when
-        absent: the keyword form copies them into empty price fields, so Lago filters by them too."""
+        absent: the keyword form copies them into empty price fields, so Lago filters by them
+        too."""
         return None, None
 
     def unavailable_reason(self) -> str | None:

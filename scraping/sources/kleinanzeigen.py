@@ -1,4 +1,5 @@
-"""kleinanzeigen.de: words or a pasted search URL -> result pages (server-rendered HTML) -> ParsedAds.
+"""kleinanzeigen.de: words or a pasted search URL -> result pages (server-rendered HTML) ->
+ParsedAds.
 
 A search page is `/s-[category/][location/][modifiers/]<words>/k0[c<id>][l<id>]`; page N adds the
 modifier `seite:N`, a price range `preis:<min>:<max>`. The page lists `article.aditem` cards, newest
@@ -165,7 +166,8 @@ def _from_url(url):
     code = CODE_RE.fullmatch(segments.pop())
     if code is None or not any(code.groups()[:3]):
         raise BadQuery(
-            f"the search URL must end in a search code such as k0, c203 or l2068: {parts.path[:80]!r}"
+            "the search URL must end in a search code such as k0, c203 or l2068: "
+            f"{parts.path[:80]!r}"
         )
     has_words, category_id, location_id, _radius = code.groups()
     words = segments.pop() if has_words and segments else ""

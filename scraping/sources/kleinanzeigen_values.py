@@ -1,4 +1,5 @@
-"""Reading the values of one Kleinanzeigen result card: price, date and place as the page prints them.
+"""Reading the values of one Kleinanzeigen result card: price, date and place as the page prints
+them.
 
 A value that cannot be used raises BadAd (the card is skipped, the page goes on). The texts are
 German and made for people: `1.224 €`, `569 € VB`, `VB`, `Zu verschenken`, a reduced price with its
@@ -25,7 +26,8 @@ DAY_RE = re.compile(r"(\d{1,2})\.(\d{1,2})\.(\d{4})")
 CLOCK_RE = re.compile(r"(\d{1,2}):(\d{2})")
 RELATIVE_DAYS = {"heute": 0, "gestern": 1}
 POSTCODE_RE = re.compile(r"^(\d{5})\s+(.*)$")
-# The searcher's distance "(ca. 5 km)", a service radius "+ 200 km", a mobile service "Kommt zu dir".
+# The searcher's distance "(ca. 5 km)", a service radius "+ 200 km", a mobile service "Kommt zu
+# dir".
 DISTANCE_RE = re.compile(r"\(\s*(?:ca\.\s*)?[\d.,]+\s*km\s*\)|\+\s*[\d.,]+\s*km|Kommt zu dir", re.I)
 
 

@@ -1,4 +1,5 @@
-"""Kleinanzeigen end to end over real HTTP: the fake site, the scrape task, ingest, the admin form."""
+"""Kleinanzeigen end to end over real HTTP: the fake site, the scrape task, ingest, the admin
+form."""
 
 from datetime import datetime
 from decimal import Decimal
@@ -221,8 +222,8 @@ def test_only_enabled_sources_are_offered(settings, admin_client, english):
     assert [slug for slug, _label in registry.choices()] == ["willhaben"]
     response = _post(admin_client)
     assert (
-        "Unknown source kleinanzeigen: choose one the registry knows and SCRAPE_SOURCES enables (willhaben)."
-        in response.content.decode()
+        "Unknown source kleinanzeigen: choose one the registry knows and SCRAPE_SOURCES enables "
+        "(willhaben)." in response.content.decode()
     )
     settings.SCRAPE_SOURCES = ["willhaben", "kleinanzeigen"]
     assert [slug for slug, _label in registry.choices()] == ["willhaben", "kleinanzeigen"]

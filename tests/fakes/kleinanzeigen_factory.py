@@ -1,4 +1,5 @@
-"""Build Kleinanzeigen result cards and pages in the site's markup (see shared/fixtures/kleinanzeigen).
+"""Build Kleinanzeigen result cards and pages in the site's markup (see
+shared/fixtures/kleinanzeigen).
 
 The fake server builds its pages from here, never from the recorded page, so tests can shape
 exactly the cards they need: prices as the site prints them ("1.224 €", "569 € VB", "VB",
@@ -82,7 +83,8 @@ def card_html(card):
                 <div class="aditem-main--top--right">{date}</div>
             </div>
             <div class="aditem-main--middle">
-                <h2 class="text-module-begin"><a class="ellipsis" href="{e(ad_path(card))}">{e(card.title)}</a></h2>
+                <h2 class="text-module-begin"><a class="ellipsis"
+                  href="{e(ad_path(card))}">{e(card.title)}</a></h2>
                 <p class="aditem-main--middle--description">{e(card.title)} ...</p>
                 <div class="aditem-main--middle--price-shipping">
                     <p class="aditem-main--middle--price-shipping--price">{e(card.price)}{old}</p>
@@ -105,11 +107,13 @@ def result_page(cards, *, page=1, total=None, next_path=None, words="wohnung"):
     )
     items = "\n".join(card_html(card) for card in cards)
     return f"""<!DOCTYPE html><html lang="de"><head><title>{words} | kleinanzeigen.de</title></head>
-<body><div class="breadcrump"><span class="breadcrump-summary">{summary.replace(",", ".")}</span></div>
+<body><div class="breadcrump">
+<span class="breadcrump-summary">{summary.replace(",", ".")}</span></div>
 <div id="srchrslt-results"><ul id="srchrslt-adtable" class="itemlist ad-list it3">
 {items}
 </ul></div>
-<div id="srchrslt-pagination"><div class="pagination"><div class="pagination-nav">{pagination}</div></div></div>
+<div id="srchrslt-pagination"><div class="pagination">
+<div class="pagination-nav">{pagination}</div></div></div>
 </body></html>""".encode()
 
 
@@ -117,4 +121,5 @@ def empty_page(words="wohnung"):
     """What the site answers for a search that finds nothing."""
     return f"""<!DOCTYPE html><html lang="de"><head><title>{words} | kleinanzeigen.de</title></head>
 <body><div id="srchrslt-results"><div class="outcomebox-warning">
-<h2>Es wurden leider keine Ergebnisse für „{words}“ gefunden.</h2></div></div></body></html>""".encode()
+<h2>Es wurden leider keine Ergebnisse für „{words}“ gefunden.</h2></div></div>
+</body></html>""".encode()
