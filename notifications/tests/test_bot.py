@@ -367,7 +367,7 @@ def test_mute_keyword_button(bot, member):
 
 
 def test_snooze_button_mutes_the_chat_for_an_hour(bot, member):
-    assert "Snoozed for 1h" in bot.press(ALLOWED, "snooze:3600")["text"]
+    assert "Snoozed for 1 h" in bot.press(ALLOWED, "snooze:3600")["text"]
     left = chat(ALLOWED).muted_until - timezone.now()
     assert timedelta(minutes=59) < left <= timedelta(hours=1)
 
