@@ -46,7 +46,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
-    "django_q",
+    "operations.apps.TaskQueueConfig",  # django_q with a translated admin heading
     "axes",
     # Lago's apps, lowest layer first; each imports only the ones above it in this list.
     "tracker",

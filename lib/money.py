@@ -1,5 +1,6 @@
 """The one euro formatter: willhaben's own style, used by messages, admin, chart and commands."""
 
+import re
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.translation import gettext_lazy as _
@@ -38,3 +39,28 @@ def price_range(price_min=None, price_max=None) -> str:
     if price_min is not None:
         return f"ab {euro(price_min)}"
     return ""
+
+
+THOUSANDS = re.compile(r"\d{1,3}(\.\d{3})+")
+DOT_DECIMAL = re.compile(r"\d+\.\d{1,2}")
+
+
+def parse_euro(text) -> Decimal:
+    """What euro() writes, and what people type, back to a Decimal: "€ 2.000", "2.000", "2000",
+    "1.234,50", "-5"; raises ValueError for anything else.
+
+    Austrian notation: a comma is the decimal mark and dots group thousands. A single dot followed
+    by one or two digits ("2000.00", "12.5") can only be a decimal point."""
+    value = str(text).replace("€", "").replace("\u00a0", "").replace(" ", "")
+    sign, value = ("-", value[1:]) if value.startswith("-") else ("", value)
+    if "," in value:
+        whole, _comma, cents = value.partition(",")
+    elif DOT_DECIMAL.fullmatch(value):
+        whole, _dot, cents = value.partition(".")
+    else:
+        whole, cents = value, "0"
+    if THOUSANDS.fullmatch(whole):
+        whole = whole.replace(".", "")
+    if not (whole.isascii() and whole.isdigit() and cents.isascii() and cents.isdigit()):
+        raise ValueError(f"not an amount in euros: {text!r}")
+    return Decimal(f"{sign}{whole}.{cents}")

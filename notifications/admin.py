@@ -6,9 +6,12 @@ from django.utils.translation import ngettext
 
 from lib.badges import badge
 from lib.big_tables import BigTableAdmin
+from lib.money import format_price
 from notifications.models import Notification, Subscription, TelegramChat
 
 STATUS_LABELS = dict(Notification.Status.choices)
+# Prices in the one price format (€ 1.700), not the raw decimal ("1700,00").
+PRICE_DISPLAY = {"price": "price_shown", "old_price": "old_price_shown"}
 
 
 class ChatSubscriptionInline(admin.TabularInline):
@@ -120,7 +123,7 @@ class NotificationAdmin(BigTableAdmin):
         "kind",
         "chat",
         "ad",
-        "price",
+        "price_shown",
         "status_badge",
         "attempts",
         "next_attempt_at",
@@ -133,7 +136,7 @@ class NotificationAdmin(BigTableAdmin):
     search_fields = ["ad__title", "chat__title", "last_error"]
     # Read-only, without the sender's claim bookkeeping; retry and cancel are the actions.
     fields = readonly_fields = [
-        f.name
+        PRICE_DISPLAY.get(f.name, f.name)
         for f in Notification._meta.fields
         if f.name not in {"id", "claim_token", "claimed_at"}
     ]
@@ -149,6 +152,15 @@ class NotificationAdmin(BigTableAdmin):
     def status_badge(self, obj):
         # get_status_display() hashes every choice's lazy label, a gettext each, for every row.
         return badge(obj.status, STATUS_LABELS.get(obj.status, obj.status))
+
+    @admin.display(description=_("price"), ordering="price")
+    def price_shown(self, obj):
+        # Alerts and welcomes carry no ad: no price, rather than "price on request".
+        return "–" if obj.ad_id is None else format_price(obj.price)
+
+    @admin.display(description=_("old price"), ordering="old_price")
+    def old_price_shown(self, obj):
+        return "–" if obj.old_price is None else format_price(obj.old_price)
 
     @admin.display(description=_("last error"))
     def short_error(self, obj):

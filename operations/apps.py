@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 from django.contrib.admin import apps as admin_apps
+from django.utils.translation import gettext_lazy as _
+from django_q.apps import DjangoQConfig
 
 
 class OperationsConfig(AppConfig):
@@ -8,7 +10,7 @@ class OperationsConfig(AppConfig):
 
     default = True
     name = "operations"
-    verbose_name = "Operations"
+    verbose_name = _("Operations")
 
     def ready(self):
         # Registers the system checks and the bot's admin commands; records the process start time
@@ -22,3 +24,11 @@ class LagoAdminConfig(admin_apps.AdminConfig):
 
     default = False
     default_site = "operations.dashboard.LagoAdminSite"
+
+
+class TaskQueueConfig(DjangoQConfig):
+    """django-q2 with a translated heading in the admin (in INSTALLED_APPS instead of django_q):
+    its own verbose_name is the Q_CLUSTER label, a plain string read once at import."""
+
+    default = False
+    verbose_name = _("Task queue")

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 
+from lib.catalogues import stale_catalogues
 from scraping.sources import registry
 
 # Values copied from docs/.env.example, or keys too short to be secret, are refused like a missing
@@ -181,4 +182,24 @@ def check_scrape_sources(app_configs=None, **kwargs):
             ),
             id="lago.E007",
         )
+    ]
+
+
+@register()
+def check_catalogues(app_configs=None, **kwargs):
+    """A missing or stale .mo means English (or old German) texts: manage.py and the WSGI entry
+    point compile it at start, so this fires only where they could not (a read-only locale
+    directory) or after the .po changed under a running process."""
+    stale = [po for path in settings.LOCALE_PATHS for po in stale_catalogues(path)]
+    if not stale:
+        return []
+    return [
+        Warning(
+            f"The message catalogue {po.with_suffix('.mo')} is missing or older than its .po: "
+            "admin, bot and notifications fall back to English texts.",
+            hint="Run `python -m lib.catalogues` (or `make run`) where the locale directory is "
+            "writable, then restart.",
+            id="lago.W020",
+        )
+        for po in stale
     ]

@@ -1,6 +1,7 @@
 import json
 
 from django.contrib import admin
+from django.utils.formats import number_format
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
@@ -85,7 +86,10 @@ class ScrapeRunAdmin(BigTableAdmin):
 
     @admin.display(description=_("duration"))
     def duration_s(self, obj):
-        return _("running") if obj.duration is None else f"{obj.duration.total_seconds():.1f} s"
+        if obj.duration is None:
+            return _("running")
+        # In the locale's notation: "0,4 s" in German.
+        return f"{number_format(obj.duration.total_seconds(), decimal_pos=1)} s"
 
     @admin.display(description=_("detail"))
     def detail_pretty(self, obj):

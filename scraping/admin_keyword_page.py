@@ -13,7 +13,7 @@ from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from lib.badges import badge
 from scraping.claims import claim_keyword_now
@@ -110,7 +110,7 @@ class KeywordPageMixin:
                     reverse("admin:scraping_scraperun_change", args=[run.pk]),
                     tracker_admin.short_datetime(run.started_at),
                     run.get_kind_display(),
-                    badge(run.status),
+                    badge(run.status, run.get_status_display()),
                     run.ads_seen,
                     run.ads_new,
                     run.error,
@@ -138,5 +138,10 @@ class KeywordPageMixin:
         return format_html(
             '<a href="{}">{}</a>',
             url,
-            _("%(count)s ads: show them in the ad list") % {"count": count},
+            ngettext(
+                "%(count)s ad: show it in the ad list",
+                "%(count)s ads: show them in the ad list",
+                count,
+            )
+            % {"count": count},
         )

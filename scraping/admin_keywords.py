@@ -42,21 +42,24 @@ class LastStatusFilter(admin.SimpleListFilter):
 
 
 class KeywordForm(tracker_admin.KeywordForm):
-    source = forms.ChoiceField(choices=registry.choices, initial="willhaben")
+    source = forms.ChoiceField(
+        label=Keyword._meta.get_field("source").verbose_name,
+        choices=registry.choices,
+        initial="willhaben",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # Read per form: SCRAPE_SOURCES decides which of the registry's sources are offered.
-        self.fields["source"].error_messages["invalid_choice"] = (
-            "Unknown source %(value)s: choose one the registry knows and SCRAPE_SOURCES enables ("
-            + ", ".join(registry.enabled())
-            + ")."
-        )
+        self.fields["source"].error_messages["invalid_choice"] = _(
+            "Unknown source %(value)s: choose one the registry knows and SCRAPE_SOURCES enables "
+            "(%(sources)s)."
+        ) % {"value": "%(value)s", "sources": ", ".join(registry.enabled())}
 
     def _price(self, name):
         value = self.cleaned_data.get(name)
         if value is not None and value < 0:
-            raise forms.ValidationError("A price cannot be negative.")
+            raise forms.ValidationError(_("A price cannot be negative."))
         return value
 
     def clean_price_min(self):

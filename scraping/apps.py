@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ScrapingConfig(AppConfig):
     name = "scraping"
-    verbose_name = "Scraping"
+    verbose_name = _("Scraping")
 
     def ready(self):
         from django_q.signals import pre_enqueue

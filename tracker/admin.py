@@ -1,4 +1,5 @@
 from datetime import timedelta
+from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
@@ -13,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from lib.badges import badge
+from lib.money import euro, parse_euro
 
 # The machine-written tables (ads, price changes, matches, heartbeats) register themselves there.
 from tracker import admin_ads  # noqa: F401
@@ -43,9 +45,28 @@ def short_datetime(moment):
     return format_html('<span class="lago-nowrap">{}</span>', text)
 
 
+class PriceField(forms.DecimalField):
+    """A price shown in the one price format ("€ 2.000", not "2000.00") and read back as people
+    type it ("2.000", "1.234,50", "2000")."""
+
+    widget = forms.TextInput(attrs={"inputmode": "decimal", "size": 12})
+
+    def prepare_value(self, value):
+        return euro(value) if isinstance(value, (Decimal, int)) else value
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        try:
+            return parse_euro(value)
+        except ValueError:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+
+
 class KeywordForm(forms.ModelForm):
     class Meta:
         model = Keyword
+        field_classes = {"price_min": PriceField, "price_max": PriceField}
         fields = [
             "name",
             "query",

@@ -4,7 +4,7 @@ import re
 from datetime import timedelta
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, ngettext_lazy
 
 UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 PART = re.compile(r"(\d+)([mhdw])")
@@ -34,12 +34,21 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=seconds)
 
 
+# Units as people write them in a reply: "1 Std. 30 Min." in German, "1 h 30 min" in English.
+UNIT_WORDS = [
+    (UNITS["w"], ngettext_lazy("%(n)d week", "%(n)d weeks", "n")),
+    (UNITS["d"], ngettext_lazy("%(n)d day", "%(n)d days", "n")),
+    (UNITS["h"], ngettext_lazy("%(n)d h", "%(n)d h", "n")),
+    (UNITS["m"], ngettext_lazy("%(n)d min", "%(n)d min", "n")),
+]
+
+
 def describe(delta: timedelta) -> str:
-    """timedelta(hours=2) → "2h", timedelta(minutes=90) → "1h 30m"."""
+    """timedelta(hours=2) → "2 Std.", timedelta(minutes=90) → "1 Std. 30 Min." (German)."""
     seconds = int(delta.total_seconds())
     parts = []
-    for unit, size in (("w", UNITS["w"]), ("d", UNITS["d"]), ("h", UNITS["h"]), ("m", UNITS["m"])):
+    for size, words in UNIT_WORDS:
         n, seconds = divmod(seconds, size)
         if n:
-            parts.append(f"{n}{unit}")
+            parts.append(words % {"n": n})
     return " ".join(parts) or _("less than a minute")

@@ -265,10 +265,10 @@ def test_subscribe_buttons_toggle_and_refresh_the_keyboard(bot, member):
 def test_mute_until_unmute_and_for_a_duration(bot, member):
     assert "until you send /unmute" in bot.reply(ALLOWED, "/mute")
     assert chat(ALLOWED).muted_until == MUTED_FOREVER
-    assert "Muted for 2h" in bot.reply(ALLOWED, "/mute 2h")
+    assert "Muted for 2 h" in bot.reply(ALLOWED, "/mute 2h")
     until = chat(ALLOWED).muted_until
     assert timedelta(hours=2) - timedelta(seconds=5) < until - timezone.now() <= timedelta(hours=2)
-    assert "Muted for 1d" in bot.reply(ALLOWED, "/mute 1d")
+    assert "Muted for 1 day" in bot.reply(ALLOWED, "/mute 1d")
 
 
 @pytest.mark.parametrize("text", ["/mute soon", "/mute 2x", "/mute 0h", "/mute 400d"])
@@ -367,7 +367,7 @@ def test_mute_keyword_button(bot, member):
 
 
 def test_snooze_button_mutes_the_chat_for_an_hour(bot, member):
-    assert "Snoozed for 1h" in bot.press(ALLOWED, "snooze:3600")["text"]
+    assert "Snoozed for 1 h" in bot.press(ALLOWED, "snooze:3600")["text"]
     left = chat(ALLOWED).muted_until - timezone.now()
     assert timedelta(minutes=59) < left <= timedelta(hours=1)
 

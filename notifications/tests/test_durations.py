@@ -44,8 +44,9 @@ def test_rejects_with_a_helpful_message(text, message):
 
 
 def test_describe():
-    assert describe(timedelta(minutes=90)) == "1h 30m"
-    assert describe(timedelta(days=8)) == "1w 1d"
+    assert describe(timedelta(minutes=90)) == "1 h 30 min"
+    assert describe(timedelta(days=8)) == "1 week 1 day"
+    assert describe(timedelta(weeks=2, days=3)) == "2 weeks 3 days"
 
 
 @pytest.mark.parametrize(
