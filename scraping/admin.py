@@ -11,6 +11,7 @@ from lib.big_tables import BigTableAdmin
 # admin.
 from scraping import admin_keywords, admin_schedules  # noqa: F401
 from scraping.admin_filters import SourceFilter
+from scraping.error_texts import explain
 from scraping.models import ScrapeRun
 from tracker.admin_filters import KeywordFilter
 
@@ -60,6 +61,7 @@ class ScrapeRunAdmin(BigTableAdmin):
         "kind",
         "status",
         "error",
+        "error_explained",
         "started_at",
         "finished_at",
         "duration_s",
@@ -86,6 +88,18 @@ class ScrapeRunAdmin(BigTableAdmin):
     @admin.display(description=_("duration"))
     def duration_s(self, obj):
         return _("running") if obj.duration is None else f"{obj.duration.total_seconds():.1f} s"
+
+    @admin.display(description=_("what happened"))
+    def error_explained(self, obj):
+        if not obj.error:
+            return "–"
+        words = explain(obj.error, obj.source)
+        return format_html(
+            "{}<br>{} {}",
+            words.text,
+            _("What to do:"),
+            words.next_step,
+        )
 
     @admin.display(description=_("detail"))
     def detail_pretty(self, obj):
