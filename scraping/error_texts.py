@@ -5,10 +5,10 @@ what machines read (/health, /metrics, logs); people read `explain()`. An unknow
 a sentence that names it, never an empty cell.
 """
 
+import html
 import re
 from typing import NamedTuple
 
-from django.utils.html import strip_tags
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -125,6 +125,7 @@ def plain_excerpt(detail, limit=EXCERPT_LIMIT):
     """A failure's detail fit for a person: no markup, one line, at most `limit` characters."""
     # Without script and style bodies a challenge page reads as its visible words.
     text = re.sub(r"(?is)<(script|style)\b.*?(</\1\s*>|$)", " ", detail or "")
-    # A cut-off tag at the end of a truncated body is not markup to strip_tags.
-    text = " ".join(strip_tags(re.sub(r"<[^>]*$", " ", text)).split())
+    # Each tag becomes a space (strip_tags would glue "<title>a</title><p>b" into "ab"), and so
+    # does a tag cut off at the end of a truncated body.
+    text = " ".join(html.unescape(re.sub(r"<[!/?a-zA-Z][^>]*(>|$)", " ", text)).split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
