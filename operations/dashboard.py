@@ -66,12 +66,15 @@ def _recent_problems(limit=10):
     ]
 
 
-def _failures_in_words(failing):
-    """One line per source and error behind a `scraping_failing` verdict, in words."""
+def _failures_in_words(scraping):
+    """One line per source and error behind a degraded verdict (failing keywords, then sources
+    without a success), in words."""
     seen = {}
-    for k in failing:
+    for k in scraping["failing"]:
         error = k["last_error"] or k["last_finished_status"]
         seen.setdefault((k["source"], error), explain(error, k["source"]))
+    for source in sorted(scraping["stale"]):
+        seen.setdefault((source, "no_success"), explain("no_success", source))
     return [{"source": s, "slug": e, "words": words} for (s, e), words in seen.items()]
 
 
@@ -112,7 +115,7 @@ def dashboard_context(now=None):
         # Seconds since a big installation's cached run figures were read (operations.stats_cache);
         # None: read now.
         "runs_age_s": int((now - stats["read_at"]["runs_24h"]).total_seconds()) or None,
-        "failures": _failures_in_words(report["scraping"]["failing"]),
+        "failures": _failures_in_words(report["scraping"]),
         "alerts": _open_alerts(),
         "alerts_url": changelist("keyword", "tracker", alert="yes"),
         "problem_runs": _recent_problems(),

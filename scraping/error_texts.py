@@ -88,6 +88,11 @@ TEXTS = {
         _("another worker took this window first"),
         _("nothing to do: the keyword ran once, as it should"),
     ),
+    # Not a run's error: /health's scraping_stale:<source>:no_success_<N>m problem.
+    "no_success": (
+        _("no run of %(source)s has succeeded for a long time (SCRAPE_STALE_MINUTES)"),
+        _("open the source's last runs: their errors say why"),
+    ),
 }
 
 OTHER_HTTP = (

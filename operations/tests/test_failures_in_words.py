@@ -94,3 +94,13 @@ def test_keyword_page_lists_runs_with_their_failure_in_words(admin_client, banne
     assert (
         '<span title="challenge">willhaben zeigt eine Bot-Abwehrseite statt Ergebnissen</span>'
     ) in html
+
+
+def test_a_source_without_success_is_explained(admin_client, banned_keywords, settings):
+    settings.SCRAPE_STALE_MINUTES = 0
+    html = admin_client.get(reverse("admin:index")).content.decode()
+    assert (
+        "<strong>willhaben:</strong> kein Lauf von willhaben war seit langem erfolgreich "
+        "(SCRAPE_STALE_MINUTES). Was tun: die letzten Läufe der Quelle öffnen: ihre Fehler sagen, "
+        'warum. <code class="lago-muted">no_success</code>'
+    ) in html

@@ -27,6 +27,7 @@ SLUGS = [
     "enqueue_failed",
     "already_running",
     "concurrent_claim",
+    "no_success",  # /health's scraping_stale problem
 ]
 
 
