@@ -13,7 +13,9 @@ from django.utils.translation import gettext_lazy as _
 
 from operations.health import health_report
 from operations.stats import WINDOW, summary, zero_result_alerts
+from scraping.error_texts import explain
 from scraping.models import ScrapeRun
+from tracker.models import Keyword
 
 PROBLEM_STATUSES = [ScrapeRun.Status.FAILED, ScrapeRun.Status.BANNED, ScrapeRun.Status.SKIPPED]
 
@@ -55,9 +57,43 @@ def _recent_problems(limit=10):
         )
     runs = sorted(newest, key=lambda run: (run.started_at, run.pk), reverse=True)[:limit]
     return [
-        {"run": run, "url": reverse("admin:scraping_scraperun_change", args=[run.pk])}
+        {
+            "run": run,
+            "url": reverse("admin:scraping_scraperun_change", args=[run.pk]),
+            "words": explain(run.error, run.source).text if run.error else "",
+        }
         for run in runs
     ]
+
+
+def _failures_in_words(scraping):
+    """One line per source and error behind a degraded verdict (failing keywords, then sources
+    without a success), in words."""
+    seen = {}
+    for k in scraping["failing"]:
+        error = k["last_error"] or k["last_finished_status"]
+        seen.setdefault((k["source"], error), explain(error, k["source"]))
+    for source in sorted(scraping["stale"]):
+        seen.setdefault((source, "no_success"), explain("no_success", source))
+    return [{"source": s, "slug": e, "words": words} for (s, e), words in seen.items()]
+
+
+def _open_alerts():
+    """Keywords with an open failing or zero-result alert, failing first (few rows)."""
+    failing = Keyword.objects.filter(failing_alert_at__isnull=False).values(
+        "id", "name", "query", "source", "failing_alert_at", "last_error"
+    )
+    alerts = [
+        {
+            "id": k["id"],
+            "name": k["name"] or k["query"],
+            "since": k["failing_alert_at"],
+            "failing": explain(k["last_error"], k["source"]),
+        }
+        for k in failing.order_by("failing_alert_at", "id")
+    ]
+    alerts += zero_result_alerts()
+    return [{**a, "url": reverse("admin:tracker_keyword_change", args=[a["id"]])} for a in alerts]
 
 
 def dashboard_context(now=None):
@@ -79,10 +115,8 @@ def dashboard_context(now=None):
         # Seconds since a big installation's cached run figures were read (operations.stats_cache);
         # None: read now.
         "runs_age_s": int((now - stats["read_at"]["runs_24h"]).total_seconds()) or None,
-        "alerts": [
-            {**a, "url": reverse("admin:tracker_keyword_change", args=[a["id"]])}
-            for a in zero_result_alerts()
-        ],
+        "failures": _failures_in_words(report["scraping"]),
+        "alerts": _open_alerts(),
         "alerts_url": changelist("keyword", "tracker", alert="yes"),
         "problem_runs": _recent_problems(),
         "problem_runs_url": changelist(

@@ -1,4 +1,5 @@
 import json
+import re
 
 from django.contrib import admin
 from django.utils.formats import number_format
@@ -12,10 +13,12 @@ from lib.big_tables import BigTableAdmin
 # admin.
 from scraping import admin_keywords, admin_schedules  # noqa: F401
 from scraping.admin_filters import SourceFilter
+from scraping.error_texts import explain, plain_excerpt
 from scraping.models import ScrapeRun
 from tracker.admin_filters import KeywordFilter
 
 STATUS_LABELS = dict(ScrapeRun.Status.choices)
+HTML_PAGE = re.compile(r"<(!doctype|html|head|body)\b", re.IGNORECASE)
 
 
 def _pretty(text):
@@ -61,6 +64,7 @@ class ScrapeRunAdmin(BigTableAdmin):
         "kind",
         "status",
         "error",
+        "error_explained",
         "started_at",
         "finished_at",
         "duration_s",
@@ -91,13 +95,25 @@ class ScrapeRunAdmin(BigTableAdmin):
         # In the locale's notation: "0,4 s" in German.
         return f"{number_format(obj.duration.total_seconds(), decimal_pos=1)} s"
 
+    @admin.display(description=_("what happened"))
+    def error_explained(self, obj):
+        if not obj.error:
+            return "–"
+        words = explain(obj.error, obj.source)
+        return format_html(
+            "{}<br>{} {}",
+            words.text,
+            _("What to do:"),
+            words.next_step,
+        )
+
     @admin.display(description=_("detail"))
     def detail_pretty(self, obj):
-        return (
-            format_html('<pre class="lago-pre">{}</pre>', _pretty(obj.detail))
-            if obj.detail
-            else "–"
-        )
+        if not obj.detail:
+            return "–"
+        if HTML_PAGE.search(obj.detail):  # a challenge or error page: its words, not its markup
+            return format_html('<p class="lago-pre">{}</p>', plain_excerpt(obj.detail, 500))
+        return format_html('<pre class="lago-pre">{}</pre>', _pretty(obj.detail))
 
     @admin.display(description=_("counters"))
     def counters_pretty(self, obj):

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from lib.badges import badge
 from scraping.claims import claim_keyword_now
+from scraping.error_texts import explain
 from scraping.models import ScrapeRun
 from scraping.tick import enqueue_scrape
 from tracker import admin as tracker_admin
@@ -74,7 +75,12 @@ class KeywordPageMixin:
             message = _("“%(keyword)s” not started: %(reason)s (%(detail)s).")
             self.message_user(
                 request,
-                message % {"keyword": keyword, "reason": skip.reason, "detail": skip.detail},
+                message
+                % {
+                    "keyword": keyword,
+                    "reason": explain(skip.reason, keyword.source),
+                    "detail": skip.detail,
+                },
                 messages.WARNING,
             )
             return
@@ -113,7 +119,7 @@ class KeywordPageMixin:
                     badge(run.status, run.get_status_display()),
                     run.ads_seen,
                     run.ads_new,
-                    run.error,
+                    _error_words(run),
                 )
                 for run in runs
             ),
@@ -145,3 +151,10 @@ class KeywordPageMixin:
             )
             % {"count": count},
         )
+
+
+def _error_words(run):
+    """The run's failure in words, its slug on hover; nothing for a run without one."""
+    if not run.error:
+        return ""
+    return format_html('<span title="{}">{}</span>', run.error, explain(run.error, run.source).text)

@@ -20,7 +20,7 @@ from notifications.tasks import send_due
 from scraping.claims import claim_due_keywords, claim_due_sweeps, window_base
 from scraping.credentials import check_credentials
 from scraping.enqueue import enqueue_scrapes
-from scraping.failure_alerts import check_failures
+from scraping.failure_alerts import check_failures, send_failure_alerts
 from scraping.models import ScrapeRun
 from scraping.retention import prune_if_due
 from tracker.models import Heartbeat, Keyword
@@ -32,6 +32,8 @@ def tick(scheduled_at=None):
     now = timezone.now()
     base = window_base(now, _parse(scheduled_at))
     Heartbeat.beat("scheduler")
+    # Before sending, so a source's failing alert leaves with this tick's batch.
+    _step("failure alerts", lambda: send_failure_alerts(now))
     # One batch (NOTIFY_BATCH) here; a longer outbox goes on draining in send tasks.
     sent = _step("send notifications", send_due)
     reaped = _step("reap zombies", lambda: reap_zombies(now))

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from notifications.alerts import enqueue_admin_alert
+from scraping.error_texts import explain
 from scraping.failure_alerts import check_failures
 from scraping.models import ScrapeRun
 from tracker.models import Keyword
@@ -34,10 +35,8 @@ def check_zero_results(keyword, now=None):
     if recent and recent[0] > 0:
         _clear(keyword)
     elif len(recent) == streak and not any(recent):
-        failed = [(status, error) for __, status, error in rows if status in ("failed", "banned")]
-        failures = Counter(
-            _("%(status)s with %(error)s") % {"status": status, "error": error}
-            for status, error in failed
+        failures = Counter(  # slugs for the log, words for the message
+            error for __, status, error in rows if status in ("failed", "banned")
         )
         _open(keyword, now, streak, failures)
 
@@ -58,7 +57,9 @@ def _open(keyword, now, streak, failures):
         dict(failures),
     )
     if failures:  # the runs failed: say how, not "the site may have changed"
-        why = ", ".join(f"{n} {what}" for what, n in failures.most_common())
+        why = "; ".join(
+            f"{n} × {explain(error, keyword.source).text}" for error, n in failures.most_common()
+        )
         text = _("🔎 Keyword #%(id)s “%(name)s” found no ads: %(streak)s runs: %(why)s.")
     else:
         text = _(

@@ -4,7 +4,7 @@ from datetime import datetime, time
 from decimal import Decimal
 
 from django.contrib import admin
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -16,11 +16,14 @@ class AlertFilter(admin.SimpleListFilter):
     parameter_name = "alert"
 
     def lookups(self, request, model_admin):
-        return [("yes", _("zero-result alert open")), ("no", _("no alert"))]
+        return [("yes", _("failing or zero-result alert open")), ("no", _("no alert"))]
 
     def queryset(self, request, queryset):
-        if self.value() in ("yes", "no"):
-            return queryset.filter(zero_result_alert_at__isnull=self.value() == "no")
+        alert = Q(zero_result_alert_at__isnull=False) | Q(failing_alert_at__isnull=False)
+        if self.value() == "yes":
+            return queryset.filter(alert)
+        if self.value() == "no":
+            return queryset.exclude(alert)
         return queryset
 
 

@@ -67,7 +67,7 @@ def test_three_503_runs_degrade_alert_once_and_a_good_run_recovers(setup, client
     assert f"keyword #{keyword.pk} rtx: 3 failed runs in a row, last failed: http_5xx" in out
     assert "503" in out  # the full last error detail
     failing_scrape(keyword)  # the state holds: no second alert
-    assert len(alerts()) == 1 and "http_5xx" in alerts()[0] and "rtx" in alerts()[0]
+    assert len(alerts()) == 1 and "server error" in alerts()[0] and "rtx" in alerts()[0]
 
     server.set_ads(make_raw_ads(3))
     scrape(keyword)
@@ -88,7 +88,7 @@ def test_a_challenge_page_alerts_after_the_first_run(setup, client):
     body = client.get("/health").json()
     assert body["status"] == "degraded"
     assert body["problems"][0].startswith("scraping_failing:willhaben:")
-    assert len(alerts()) == 1 and "banned" in alerts()[0]
+    assert len(alerts()) == 1 and "bot-protection page" in alerts()[0]
 
 
 def test_skipped_runs_neither_count_nor_break_the_streak(setup, client):
@@ -124,7 +124,7 @@ def test_zero_result_alert_names_the_failures(setup, settings):
     zero = [text for text in alerts() if "found no ads" in text]
     assert (
         len(zero) == 1
-        and "3 runs: 3 failed with http_5xx" in zero[0]
+        and "3 runs: 3 × willhaben has a server error" in zero[0]
         and "site may have changed" not in zero[0]
     )
 

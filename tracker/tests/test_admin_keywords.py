@@ -105,7 +105,9 @@ def test_run_now_while_running_tells_the_operator_and_records_the_skip(admin_cli
     kw = make_keyword()
     ScrapeRun.objects.create(keyword=kw, source="willhaben")
     response = act(admin_client, "run_now", kw)
-    assert "not started: already_running" in response.content.decode()
+    assert "not started: the previous run of this keyword was still running" in (
+        response.content.decode()
+    )
     assert ScrapeRun.objects.filter(keyword=kw, status="skipped", error="already_running").exists()
     assert OrmQ.objects.count() == 0
 
