@@ -337,6 +337,9 @@ AUTHENTICATION_BACKENDS = [
 # --- Logging ---------------------------------------------------------------
 
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
+# Start-up warnings a process must not print because they are about a secret it is not given (the
+# compose migrate service has no bot token; only web serves /stats).
+SILENCED_SYSTEM_CHECKS = env.list("SILENCED_SYSTEM_CHECKS", default=[])
 # "text" or "json" (one object per line); times in UTC either way (lib/log_format.py).
 LOG_FORMAT = check_log_format(env.str("LOG_FORMAT", default="text"))
 LOGGING = logging_config(LOG_LEVEL, LOG_FORMAT)
