@@ -8,6 +8,7 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.urls import reverse
 
 from notifications.models import Notification, TelegramChat
+from notifications.tests.test_quiet_hours import change_chat
 from tests.factories import make_chat, make_notification, make_subscription
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
@@ -109,3 +110,21 @@ def test_admin_column_marks_admin_chats_and_leaves_normal_ones_plain(admin_clien
     assert "icon-no.svg" not in html  # Django's red ✖ of a boolean column
     cells = re.findall(r'<td class="field-(?:is_admin|admin_mark)">([^<]*)</td>', html)
     assert sorted(cells) == ["-", "✔"]
+
+
+def test_chat_language_is_a_choice_of_the_languages_lago_speaks(admin_client):
+    chat = make_chat(language="de")
+    page = admin_client.get(reverse("admin:notifications_telegramchat_change", args=[chat.pk]))
+    html = page.content.decode()
+    select = re.search(r'<select name="language".*?</select>', html, flags=re.S).group()
+    assert re.findall(r'<option value="([^"]*)"', select) == ["de", "en"]
+    response = change_chat(admin_client, chat, language="fr")
+    assert response.status_code == 200
+    assert "Select a valid choice. fr is not one of the available choices." in (
+        response.content.decode()
+    )
+    chat.refresh_from_db()
+    assert chat.language == "de"
+    assert change_chat(admin_client, chat, language="en").status_code == 302
+    chat.refresh_from_db()
+    assert chat.language == "en"
