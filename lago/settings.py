@@ -7,6 +7,8 @@ Parsing is strict: `DEBUG=yes-please` is an error, not False.
 from datetime import timedelta
 from pathlib import Path
 
+from django.utils.translation import gettext_lazy
+
 from lago.env import read_env, secret
 from lago.logging_config import check_log_format, logging_config
 
@@ -135,6 +137,9 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # The admin's language and formats: Austrian German by default ("en-us" for English).
 LANGUAGE_CODE = env.str("LANGUAGE_CODE", default="de-at")
+# The languages Lago speaks (a catalogue in locale/, or the English msgids): the choices of a
+# chat's language.
+LANGUAGES = [("de", gettext_lazy("German")), ("en", gettext_lazy("English"))]
 USE_I18N = True
 # locale/de: the German texts of the bot, the notifications and the admin (de-at falls back to de).
 # Compiled by `make` (python -m lib.catalogues); a chat's own language: TelegramChat.language.
@@ -337,6 +342,9 @@ AUTHENTICATION_BACKENDS = [
 # --- Logging ---------------------------------------------------------------
 
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
+# Start-up warnings a process must not print because they are about a secret it is not given (the
+# compose migrate service has no bot token; only web serves /stats).
+SILENCED_SYSTEM_CHECKS = env.list("SILENCED_SYSTEM_CHECKS", default=[])
 # "text" or "json" (one object per line); times in UTC either way (lib/log_format.py).
 LOG_FORMAT = check_log_format(env.str("LOG_FORMAT", default="text"))
 LOGGING = logging_config(LOG_LEVEL, LOG_FORMAT)

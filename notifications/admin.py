@@ -40,7 +40,7 @@ class TelegramChatAdmin(admin.ModelAdmin):
         "username",
         "status_badge",
         "status_reason",
-        "is_admin",
+        "admin_mark",
         "muted_until",
         "subscriptions_count",
         "created_at",
@@ -77,6 +77,11 @@ class TelegramChatAdmin(admin.ModelAdmin):
             "skipped" if obj.status == TelegramChat.Status.PENDING else obj.status,
             obj.get_status_display(),
         )
+
+    @admin.display(description=_("admin"), ordering="is_admin")
+    def admin_mark(self, obj):
+        # A ✔ for the few admin chats; a normal chat is not an error, so no red ✖ (boolean=True).
+        return "✔" if obj.is_admin else ""
 
     @admin.display(description=_("subscriptions"), ordering="n_subscriptions")
     def subscriptions_count(self, obj):
@@ -126,7 +131,7 @@ class NotificationAdmin(BigTableAdmin):
         "price_shown",
         "status_badge",
         "attempts",
-        "next_attempt_at",
+        "next_attempt",
         "short_error",
         "sent_at",
     ]
@@ -147,6 +152,20 @@ class NotificationAdmin(BigTableAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if obj is not None and obj.status != Notification.Status.PENDING:
+            return [f for f in fields if f != "next_attempt_at"]
+        return fields
+
+    @admin.display(description=_("next attempt"), ordering="next_attempt_at")
+    def next_attempt(self, obj):
+        # Only a pending row will be attempted again; on a sent, dead or cancelled row the
+        # column's leftover value would read as a promise.
+        if obj.status != Notification.Status.PENDING:
+            return ""
+        return obj.next_attempt_at
 
     @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj):

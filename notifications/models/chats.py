@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
+from django.utils.translation import get_supported_language_variant, gettext_noop
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import gettext_noop
 
 from notifications.models.quiet_hours import QuietHours
 
@@ -24,15 +24,15 @@ WELCOME_TEXT = gettext_noop(
 
 
 def chat_language(language_code=None):
-    """A chat's language from Telegram's `language_code`: English for en*, German for de*,
-    otherwise (or without one) LANGUAGE_CODE."""
+    """A chat's language, one of LANGUAGES, from Telegram's `language_code`: English for en*,
+    German for de*, otherwise (or without one) LANGUAGE_CODE's ("de-at" → "de")."""
     code = (language_code or "").lower()
-    default = settings.LANGUAGE_CODE
-    if code.startswith("en"):
-        return default if default.lower().startswith("en") else "en"
-    if code.startswith("de"):
-        return default if default.lower().startswith("de") else "de"
-    return default
+    for language in (code, settings.LANGUAGE_CODE):
+        try:
+            return get_supported_language_variant(language)
+        except LookupError:
+            continue
+    return settings.LANGUAGES[0][0]
 
 
 class TelegramChatQuerySet(models.QuerySet):
@@ -175,7 +175,9 @@ class TelegramChat(QuietHours):
     muted_until = models.DateTimeField(_("muted until"), null=True, blank=True)
     # The language of the bot's replies and messages: follows Telegram's language_code
     # (chat_language).
-    language = models.CharField(_("language"), max_length=16, default=chat_language)
+    language = models.CharField(
+        _("language"), max_length=16, choices=settings.LANGUAGES, default=chat_language
+    )
     created_at = models.DateTimeField(_("created"), default=timezone.now)
 
     objects = TelegramChatQuerySet.as_manager()

@@ -1,10 +1,14 @@
 """Chats and the outbox in the admin: badges, subscription counts, approve / block."""
 
+import re
+from datetime import UTC, datetime
+
 import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.urls import reverse
 
 from notifications.models import Notification, TelegramChat
+from notifications.tests.test_quiet_hours import change_chat
 from tests.factories import make_chat, make_notification, make_subscription
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
@@ -83,3 +87,44 @@ def test_notification_page_is_read_only_without_internals(admin_client):
     ).content.decode()
     assert "secret-claim-token-123" not in html and "claim" not in html.lower()
     assert 'name="_save"' not in html and 'name="_continue"' not in html
+
+
+def test_only_a_pending_notification_shows_its_next_attempt(admin_client):
+    when = datetime(2026, 12, 4, 18, 48, tzinfo=UTC)
+    pending = make_notification(next_attempt_at=when)
+    sent = make_notification(status=Notification.Status.SENT, next_attempt_at=when, sent_at=when)
+    url = reverse("admin:notifications_notification_changelist")
+    html = admin_client.get(url).content.decode()
+    cells = re.findall(r'<td class="field-next_attempt[^"]*">([^<]*)</td>', html)
+    assert sorted(cells) == ["-", "Dec. 4, 2026, 7:48 p.m."]  # the pending row's, in TIME_ZONE
+    page = admin_client.get(reverse("admin:notifications_notification_change", args=[sent.pk]))
+    assert "field-next_attempt_at" not in page.content.decode()
+    page = admin_client.get(reverse("admin:notifications_notification_change", args=[pending.pk]))
+    assert "field-next_attempt_at" in page.content.decode()
+
+
+def test_admin_column_marks_admin_chats_and_leaves_normal_ones_plain(admin_client):
+    make_chat(is_admin=True, title="the admins")
+    make_chat(title="a subscriber")
+    html = admin_client.get(CHATS).content.decode()
+    assert "icon-no.svg" not in html  # Django's red ✖ of a boolean column
+    cells = re.findall(r'<td class="field-(?:is_admin|admin_mark)">([^<]*)</td>', html)
+    assert sorted(cells) == ["-", "✔"]
+
+
+def test_chat_language_is_a_choice_of_the_languages_lago_speaks(admin_client):
+    chat = make_chat(language="de")
+    page = admin_client.get(reverse("admin:notifications_telegramchat_change", args=[chat.pk]))
+    html = page.content.decode()
+    select = re.search(r'<select name="language".*?</select>', html, flags=re.S).group()
+    assert re.findall(r'<option value="([^"]*)"', select) == ["de", "en"]
+    response = change_chat(admin_client, chat, language="fr")
+    assert response.status_code == 200
+    assert "Select a valid choice. fr is not one of the available choices." in (
+        response.content.decode()
+    )
+    chat.refresh_from_db()
+    assert chat.language == "de"
+    assert change_chat(admin_client, chat, language="en").status_code == 302
+    chat.refresh_from_db()
+    assert chat.language == "en"

@@ -45,7 +45,7 @@ def test_new_ad_message_is_english_for_a_chat_registered_in_english(bot, telegra
 
 def test_price_drop_and_buttons_follow_the_chat_language(telegram):
     for language, drop, button in [
-        ("de-at", "📉 Preis gesenkt", "Suchbegriff stummschalten"),
+        ("de", "📉 Preis gesenkt", "Suchbegriff stummschalten"),
         ("en", "📉 Price drop", "Mute this keyword"),
     ]:
         chat = make_chat(language=language)
@@ -91,15 +91,30 @@ def test_errors_answered_on_the_loop_follow_the_senders_language(bot):
     [
         ("en", "en"),
         ("en-US", "en"),
-        ("de", "de-at"),
-        ("de-AT", "de-at"),
-        ("fr", "de-at"),
-        (None, "de-at"),
-        ("", "de-at"),
+        ("de", "de"),
+        ("de-AT", "de"),
+        ("fr", "de"),
+        (None, "de"),
+        ("", "de"),
     ],
 )
 def test_chat_language_from_telegrams_language_code(code, expected):
+    """Always one of LANGUAGES, the choices of TelegramChat.language ("de-at" was stored before)."""
     assert chat_language(code) == expected
+
+
+def test_chat_language_falls_back_to_the_site_language_in_english(settings):
+    settings.LANGUAGE_CODE = "en-us"
+    assert [chat_language(code) for code in ("fr", None, "de-CH")] == ["en", "en", "de"]
+
+
+def test_the_bot_stores_only_a_language_lago_speaks(bot):
+    bot.send(ALLOWED, "/start", language_code="de-AT")
+    assert TelegramChat.objects.get(chat_id=ALLOWED).language == "de"
+    bot.send(ALLOWED, "/help", language_code="pt-BR")  # no catalogue: the site's language
+    chat = TelegramChat.objects.get(chat_id=ALLOWED)
+    assert chat.language == "de"
+    chat.full_clean()
 
 
 def test_de_at_falls_back_to_the_de_catalogue():

@@ -166,3 +166,12 @@ def test_dashboard_badge_is_amber_with_the_reason(setup, admin_client):
         '<span class="lago-badge lago-amber">degraded</span> <code>scraping_failing:willhaben:'
         in html
     )
+
+
+def test_one_failed_run_is_singular(setup, settings):
+    settings.SCRAPE_FAILURE_STREAK = 1
+    server, keyword = setup
+    server.fail_next(503, times=1)
+    failing_scrape(keyword)
+    out = status_exit()[1]
+    assert f"keyword #{keyword.pk} rtx: 1 failed run in a row, last failed: http_5xx" in out

@@ -5,11 +5,13 @@ import json
 import textwrap
 
 import pytest
-from django.core.management import call_command
+from django.core.management import call_command, get_commands, load_command_class
+from django.core.management.base import OutputWrapper
 from django.test import override_settings
 
 from operations import health
 from operations.tests.conftest import ago
+from scraping.models import ScrapeRun
 from tracker.models import Heartbeat
 
 pytestmark = pytest.mark.django_db
@@ -147,3 +149,53 @@ def test_table_shows_long_keyword_names_in_full(db, clock):
     for offset, piece in enumerate(pieces):
         assert piece in lines[first + offset]
     assert all(len(line) < 160 for line in lines)
+
+
+def test_keyword_columns_line_up(seeded):
+    """Fixed widths let a long status ("banned:http_429") push its row's later cells right."""
+    ScrapeRun.objects.create(
+        keyword=seeded.fresh,
+        source="willhaben",
+        status=ScrapeRun.Status.BANNED,
+        started_at=ago(minutes=1),
+        finished_at=ago(minutes=1),
+        error="http_429",
+    )
+    out = run_status()[1]
+    lines = out[out.index("Keywords:") : out.index("Ads:")].splitlines()[1:]
+    header, rows = lines[0], [line for line in lines[1:] if line.strip()]
+    assert len(rows) == 3
+    for title in ("last run", "when", "next run", "alerts"):
+        start = header.index(title)
+        for row in rows:
+            if len(row) > start:
+                assert row[start - 2 : start] == "  " and row[start] != " ", (title, row)
+    for title in ("every", "seen/new"):  # numbers end under their title
+        end = header.index(title) + len(title)
+        assert all(row[end - 1] != " " and row[end] == " " for row in rows), title
+
+
+def test_times_are_local_to_the_second(seeded, settings):
+    settings.TIME_ZONE = "Europe/Vienna"
+    Heartbeat.objects.filter(name="scheduler").update(
+        last_seen_at=ago(seconds=30, microseconds=250)
+    )
+    out = run_status()[1]
+    # 11:59:29.99975 UTC is 13:59:29 in Vienna (summer time).
+    assert "scheduler    last tick 2025-06-01 13:59:29 (30 s ago)" in out
+    assert "+00:00" not in out and "T11:59" not in out
+
+
+@override_settings(TELEGRAM_BOT_TOKEN="")
+def test_status_does_not_repeat_the_start_up_warnings(seeded):
+    """As `manage.py status` runs it (call_command skips the checks); `make run` prints lago.W001
+    once through `check`, and healthchecks call status every 30 s."""
+    from io import StringIO
+
+    out, err = StringIO(), StringIO()
+    command = load_command_class(get_commands()["status"], "status")
+    command.stdout, command.stderr = OutputWrapper(out), OutputWrapper(err)
+    options = vars(command.create_parser("manage.py", "status").parse_args([]))
+    command.execute(**options)
+    assert "Lago: healthy" in out.getvalue()
+    assert "W001" not in out.getvalue() + err.getvalue()

@@ -84,6 +84,8 @@ def test_a_sqlite_database_from_before_the_squash_upgrades_with_its_data(tmp_pat
     with sqlite3.connect(old) as db:
         assert db.execute("SELECT title FROM tracker_ad").fetchall() == [("Canyon Ultimate CF",)]
         assert db.execute("SELECT chat_id FROM notifications_telegramchat").fetchall() == [(4242,)]
+        # Stored as LANGUAGE_CODE ("de-at") then; now one of the language choices.
+        assert db.execute("SELECT language FROM notifications_telegramchat").fetchall() == [("de",)]
         assert db.execute("SELECT count(*) FROM notifications_notification").fetchone() == (1,)
 
 

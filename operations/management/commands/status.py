@@ -22,11 +22,13 @@ import sys
 import textwrap
 import urllib.error
 import urllib.request
+from datetime import datetime
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from operations.health import BOT, SCHEDULER, health_report, process_problem
 from operations.stats import collect_stats
@@ -37,6 +39,9 @@ NAME_WIDTH = 40
 
 
 def _when(moment):
+    """A moment (or the ISO text health_report gives) in TIME_ZONE, to the second."""
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
     return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S") if moment else "-"
 
 
@@ -46,6 +51,9 @@ def _ago(moment, now):
 
 class Command(BaseCommand):
     help = __doc__.splitlines()[0]
+    # A diagnosis, run by hand and by every container healthcheck: the start-up warnings
+    # (lago.W001: no bot token) belong to `check` and the processes' start, not to each call.
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="Print JSON instead of a table.")
@@ -113,7 +121,9 @@ class Command(BaseCommand):
         age = health["scheduler_age_s"]
         ago = f" ({age} s ago)" if age is not None else ""
         self.stdout.write(
-            f"  scheduler    last tick {health['scheduler_last_run'] or 'never'}{ago}"
+            f"  scheduler    last tick {_when(health['scheduler_last_run'])}{ago}"
+            if health["scheduler_last_run"]
+            else "  scheduler    last tick never"
         )
         polling = {None: "disabled (no TELEGRAM_BOT_TOKEN)", True: "polling", False: "NOT polling"}[
             health["telegram_polling"]
@@ -141,10 +151,13 @@ class Command(BaseCommand):
             )
         for k in scraping["failing"]:
             name = k["name"] or k["query"]
+            failures = k["consecutive_failures"]
             self.stdout.write(
                 self.style.WARNING(
                     f"  FAILING      {k['source']} keyword #{k['id']} {name}: "
-                    f"{k['consecutive_failures']} failed runs in a row, "
+                    + ngettext("%(n)d failed run in a row", "%(n)d failed runs in a row", failures)
+                    % {"n": failures}
+                    + ", "
                     f"last {k['last_finished_status']}: {k['last_error']}"
                 )
             )
@@ -155,21 +168,26 @@ class Command(BaseCommand):
         self.stdout.write("")
         self.stdout.write(f"Keywords: {stats['active_keywords']} active of {stats['keywords']}")
         shown = [k for k in stats["keyword_runs"] if k["is_active"] or verbosity >= 2]
-        # The name column is as wide as the longest name up to NAME_WIDTH; longer names wrap onto
-        # more lines.
-        width = min(max([len("keyword"), *(len(k["name"]) for k in shown)]), NAME_WIDTH)
-        row = "  {:>4}  {:<" + str(width) + "} {:>5}  {:<10} {:<20} {:>9}  {:<20} {}"
-        self.stdout.write(
-            row.format(
-                "id", "keyword", "every", "last run", "when", "seen/new", "next run", "alerts"
-            ).rstrip()
-        )
-        for k in shown:
-            cells = self.keyword_cells(k, now)
-            first, *more = textwrap.wrap(cells[1], width) or [""]
-            self.stdout.write(row.format(cells[0], first, *cells[2:]).rstrip())
-            for line in more:
-                self.stdout.write(f"  {'':>4}  {line}")
+        header = ("id", "keyword", "every", "last run", "when", "seen/new", "next run", "alerts")
+        rows = [[str(cell) for cell in self.keyword_cells(k, now)] for k in shown]
+        # Each column as wide as its widest cell; names wrap onto more lines past NAME_WIDTH.
+        widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+        widths[1] = min(widths[1], NAME_WIDTH)
+        right = {0, 2, 5}  # numbers: id, interval, seen/new
+
+        def line(cells):
+            padded = [
+                cell.rjust(width) if i in right else cell.ljust(width)
+                for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+            ]
+            return ("  " + "  ".join(padded)).rstrip()
+
+        self.stdout.write(line(header))
+        for cells in rows:
+            first, *more = textwrap.wrap(cells[1], widths[1]) or [""]
+            self.stdout.write(line([cells[0], first, *cells[2:]]))
+            for piece in more:
+                self.stdout.write(line(["", piece] + [""] * (len(header) - 2)))
         self.stdout.write("")
         shown = {
             k: f"~{v}" if k in stats["estimated"] else v for k, v in stats.items()
