@@ -47,7 +47,7 @@ run: $(VENV)/.runtime
 	@# after 6 s (its run is reaped as a zombie later).
 	@procfile=Procfile; \
 	if [ "$$($(BIN)/python manage.py shell -v 0 -c 'from django.conf import settings; print(bool(settings.TELEGRAM_BOT_TOKEN))')" = True ]; then \
-		procfile=Procfile.bot; else echo "TELEGRAM_BOT_TOKEN is not set: starting without the bot"; fi; \
+		procfile=Procfile.bot; else echo "TELEGRAM_BOT_TOKEN is not set (put it in .env, or point TELEGRAM_BOT_TOKEN_FILE at a file): starting without the bot"; fi; \
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -c \
 		'import honcho.manager; from honcho.command import main; honcho.manager.KILL_WAIT = 9; main()' -f $$procfile start
 
