@@ -1,14 +1,18 @@
+import logging
+
 from django.contrib import admin, messages
 from django.db.models import Count
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from lib.badges import badge
 from lib.big_tables import BigTableAdmin
 from lib.money import format_price
+from notifications import telegram
 from notifications.models import Notification, Subscription, TelegramChat
 
+logger = logging.getLogger(__name__)
 STATUS_LABELS = dict(Notification.Status.choices)
 # Prices in the one price format (€ 1.700), not the raw decimal ("1700,00").
 PRICE_DISPLAY = {"price": "price_shown", "old_price": "old_price_shown"}
@@ -49,7 +53,7 @@ class TelegramChatAdmin(admin.ModelAdmin):
     search_fields = ["chat_id", "title", "username"]
     readonly_fields = ["created_at"]
     inlines = [ChatSubscriptionInline]
-    actions = ["approve", "block"]
+    actions = ["approve", "block", "make_admin_chat", "send_test_message"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(n_subscriptions=Count("subscriptions"))
@@ -108,6 +112,50 @@ class TelegramChatAdmin(admin.ModelAdmin):
             request,
             text + "; " + _("%(n)d queued notification(s) cancelled.") % {"n": sum(cancelled)},
         )
+
+    @admin.action(
+        description=_("Make admin chat (receives alerts and approval requests)"),
+        permissions=["change"],
+    )
+    def make_admin_chat(self, request, queryset):
+        # Alerts go to active admin chats only (TelegramChat.objects.admins()).
+        total = queryset.count()
+        done = queryset.filter(status=TelegramChat.Status.ACTIVE).update(is_admin=True)
+        text = ngettext("%(n)d chat is an admin chat", "%(n)d chats are admin chats", done) % {
+            "n": done
+        }
+        if total - done:
+            text += "; " + _("%(n)d not active: approve them first.") % {"n": total - done}
+        self.message_user(request, text, messages.SUCCESS if done else messages.WARNING)
+
+    @admin.action(description=_("Send test message"), permissions=["change"])
+    def send_test_message(self, request, queryset):
+        """Straight through the Bot API, not the outbox: the operator waits for the answer."""
+        if telegram.sending_paused():
+            self.message_user(
+                request,
+                _("No bot token: set TELEGRAM_BOT_TOKEN in .env (or TELEGRAM_BOT_TOKEN_FILE)."),
+                messages.ERROR,
+            )
+            return
+        for chat in queryset:
+            with translation.override(chat.language or None):
+                text = gettext("Test message from Lago: this chat receives Lago's messages.")
+            try:
+                telegram.send_message(chat.chat_id, text, plain_text=text)
+            except telegram.DeliveryError as exc:
+                logger.warning(
+                    "notifications: test message to chat %s failed: %s", chat.chat_id, exc
+                )
+                self.message_user(
+                    request,
+                    _("Test message to %(chat)s failed: %(error)s") % {"chat": chat, "error": exc},
+                    messages.ERROR,
+                )
+            else:
+                self.message_user(
+                    request, _("Test message sent to %(chat)s.") % {"chat": chat}, messages.SUCCESS
+                )
 
 
 @admin.register(Subscription)

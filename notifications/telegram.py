@@ -13,13 +13,21 @@ import asyncio
 import logging
 import os
 import threading
+import time
 import warnings
 from dataclasses import dataclass
 
 from django.conf import settings
 from telegram import Bot
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    InvalidToken,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.request import HTTPXRequest
 from telegram.warnings import PTBDeprecationWarning
 
@@ -173,6 +181,55 @@ def ping() -> bool:
         logger.warning("telegram: getMe failed: %s", exc)
         return False
     return True
+
+
+# The admin dashboard asks on every load; Telegram is asked at most once a minute per process.
+BOT_STATE_TTL_S = 60.0
+
+
+@dataclass(frozen=True)
+class BotState:
+    """What getMe says about the configured token.
+
+    state: "no_token", "rejected" (Telegram refused the token), "unreachable" (timeout, network,
+    5xx: `reason` says which, never the token) or "ok" (`username` is the bot's @name).
+    """
+
+    state: str
+    username: str = ""
+    reason: str = ""
+
+
+_bot_state: tuple | None = None  # (runtime key, expires at (monotonic), BotState)
+
+
+def bot_state(clock=time.monotonic) -> BotState:
+    """The bot's state from getMe, remembered for BOT_STATE_TTL_S (failures too)."""
+    global _bot_state
+    if sending_paused():
+        return BotState("no_token")
+    key, now = _current_key(), clock()
+    with _lock:
+        if _bot_state is not None and _bot_state[0] == key and now < _bot_state[1]:
+            return _bot_state[2]
+        rt = runtime()
+        try:
+            me = rt.run(rt.bot.get_me())
+            state = BotState("ok", username=me.username or "")
+        except InvalidToken as exc:
+            state = BotState("rejected", reason=redact(f"{type(exc).__name__}: {exc.message}"))
+        except TelegramError as exc:
+            state = BotState("unreachable", reason=redact(f"{type(exc).__name__}: {exc.message}"))
+        if state.state != "ok":
+            logger.warning("telegram: getMe for the dashboard: %s %s", state.state, state.reason)
+        _bot_state = (key, now + BOT_STATE_TTL_S, state)
+        return state
+
+
+def forget_bot_state():
+    global _bot_state
+    with _lock:
+        _bot_state = None
 
 
 def send_message(

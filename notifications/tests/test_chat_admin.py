@@ -128,3 +128,44 @@ def test_chat_language_is_a_choice_of_the_languages_lago_speaks(admin_client):
     assert change_chat(admin_client, chat, language="en").status_code == 302
     chat.refresh_from_db()
     assert chat.language == "en"
+
+
+def test_make_admin_chat_for_active_chats_only(admin_client):
+    active, pending = make_chat(), make_chat(status=TelegramChat.Status.PENDING)
+    response = act(admin_client, "make_admin_chat", active, pending)
+    assert "1 chat is an admin chat; 1 not active: approve them first." in (
+        response.content.decode()
+    )
+    assert list(TelegramChat.objects.admins()) == [active]
+
+
+def test_send_test_message_reaches_the_chat(admin_client, telegram):
+    chat = make_chat(title="Flohmarkt")
+    response = act(admin_client, "send_test_message", chat)
+    assert "Test message sent to Flohmarkt." in response.content.decode()
+    assert telegram.texts(chat.chat_id) == [
+        "Test message from Lago: this chat receives Lago's messages."
+    ]
+
+
+def test_send_test_message_reports_the_error(admin_client, telegram):
+    chat = make_chat(title="Flohmarkt")
+    telegram.forbid(chat.chat_id)
+    html = act(admin_client, "send_test_message", chat).content.decode()
+    assert "Test message to Flohmarkt failed: Forbidden: " in html
+    assert "bot was blocked by the user" in html
+    assert telegram.token not in html
+
+
+def test_send_test_message_in_the_chats_language(admin_client, telegram):
+    chat = make_chat(title="Flohmarkt", language="de")
+    act(admin_client, "send_test_message", chat)
+    assert telegram.texts(chat.chat_id) == [
+        "Testnachricht von Lago: Dieser Chat erhält Lagos Nachrichten."
+    ]
+
+
+def test_send_test_message_without_token_says_where_it_goes(admin_client, settings):
+    settings.TELEGRAM_BOT_TOKEN = ""
+    html = act(admin_client, "send_test_message", make_chat()).content.decode()
+    assert "No bot token: set TELEGRAM_BOT_TOKEN in .env" in html
