@@ -11,6 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from notifications import telegram
+from notifications.models import TelegramChat
 from operations.health import health_report
 from operations.stats import WINDOW, summary, zero_result_alerts
 from scraping.error_texts import explain
@@ -96,6 +98,21 @@ def _open_alerts():
     return [{**a, "url": reverse("admin:tracker_keyword_change", args=[a["id"]])} for a in alerts]
 
 
+def _telegram():
+    """The bot's state (getMe, cached by notifications.telegram), the chats waiting for approval
+    (a few rows) and whether any admin chat would hear alerts."""
+    pending = TelegramChat.objects.filter(status=TelegramChat.Status.PENDING)
+    return {
+        "bot": telegram.bot_state(),
+        "pending": list(pending.order_by("created_at", "id")[:20]),
+        "pending_url": changelist("telegramchat", "notifications", status__exact="pending"),
+        # The approve buttons post the chat list's own "approve" action: its permission check,
+        # CSRF and messages.
+        "chats_url": changelist("telegramchat", "notifications"),
+        "no_admin_chat": not TelegramChat.objects.admins().exists(),
+    }
+
+
 def dashboard_context(now=None):
     now = now or timezone.now()
     report = health_report(now)
@@ -117,6 +134,7 @@ def dashboard_context(now=None):
         "runs_age_s": int((now - stats["read_at"]["runs_24h"]).total_seconds()) or None,
         "failures": _failures_in_words(report["scraping"]),
         "alerts": _open_alerts(),
+        "telegram": _telegram(),
         "alerts_url": changelist("keyword", "tracker", alert="yes"),
         "problem_runs": _recent_problems(),
         "problem_runs_url": changelist(
@@ -149,4 +167,8 @@ class LagoAdminSite(admin.AdminSite):
         return sorted(super().get_app_list(request, app_label), key=rank)
 
     def index(self, request, extra_context=None):
-        return super().index(request, {"dashboard": dashboard_context(), **(extra_context or {})})
+        context = {
+            "dashboard": dashboard_context(),
+            "can_approve_chats": request.user.has_perm("notifications.change_telegramchat"),
+        }
+        return super().index(request, {**context, **(extra_context or {})})
