@@ -169,3 +169,10 @@ def test_send_test_message_without_token_says_where_it_goes(admin_client, settin
     settings.TELEGRAM_BOT_TOKEN = ""
     html = act(admin_client, "send_test_message", make_chat()).content.decode()
     assert "No bot token: set TELEGRAM_BOT_TOKEN in .env" in html
+
+
+def test_make_admin_chat_speaks_german(admin_client, settings):
+    settings.LANGUAGE_CODE = "de"
+    html = act(admin_client, "make_admin_chat", make_chat()).content.decode()
+    assert "1 Chat ist ein Admin-Chat" in html
+    assert "Zum Admin-Chat machen" in admin_client.get(CHATS).content.decode()
