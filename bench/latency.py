@@ -9,6 +9,12 @@ that moment, for LATENCY_BENCH_MINUTES minutes (default 4). Latency = the fake B
 receipt - the moment of publishing, one sample per message (ad x subscriber); `missed` counts
 ads that did not reach every subscriber within DRAIN_S after the last one was published.
 
+Then *Run now* as the operator clicks it: gunicorn serves the admin on 127.0.0.1, the bench logs
+in as its own superuser through the login form, opens the page of a keyword with a 60-minute
+interval (so no scheduled run finds the ad first), publishes one new ad for it and POSTs the
+page's Run now form with its CSRF token, RUN_NOW_CLICKS times; one sample per message (ad x
+subscriber), from the POST to the fake Bot API's receipt.
+
 Then a burst: 600 due notifications for 60 chats (10 each) queued at once and the sender
 woken as a scrape that queued them would wake it; `burst_s` = wake to the last receipt.
 (On a checkout without notifications.tasks there is nothing to wake: the tick finds them.)
@@ -24,6 +30,7 @@ import json
 import math
 import os
 import random
+import re
 import signal
 import statistics
 import subprocess
@@ -33,7 +40,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 from common import REPO, child_env, seed_notifications, setup_django
+
+from tests.processes import free_port
 
 KEYWORDS, SUBSCRIBERS, SHARE = 60, 5, 0.2
 INTERVAL_S = 60
@@ -41,10 +51,19 @@ MINUTES = float(os.environ.get("LATENCY_BENCH_MINUTES", "4"))
 WARM_UP_S, DRAIN_S, BURST_WAIT_S = 240, 240, 180
 BURST_CHATS, BURST_PER_CHAT = 60, 10
 CHAT_ID_BASE, BURST_CHAT_ID_BASE = 5_100_000_000, 5_200_000_000  # private chats: 1 msg/s each
+RUN_NOW_QUERY, RUN_NOW_INTERVAL_MINUTES, RUN_NOW_CLICKS, RUN_NOW_WAIT_S = "latenz-jetzt", 60, 5, 120
+ADMIN_USER, ADMIN_PASSWORD = "bench", "bench-admin-password-33"
+GUNICORN = str(Path(sys.executable).parent / "gunicorn")
+CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+RUN_NOW_FORM = re.compile(r'<form method="post" action="([^"]+)" class="lago-run-now">')
 
 
 def seed(willhaben):
-    """The keywords (one old ad each, so the first run has a cursor) and their subscribers."""
+    """The keywords (one old ad each, so the first run has a cursor) and their subscribers, the
+    Run now keyword (subscribed by the first chats) and the operator's account; returns the
+    keywords' queries and the Run now keyword."""
+    from django.contrib.auth import get_user_model
+
     from notifications.models import Subscription, TelegramChat
     from tests.fakes.willhaben_factory import make_raw_ad
     from tracker.models import Keyword
@@ -57,6 +76,10 @@ def seed(willhaben):
             make_raw_ad(title=f"old {keyword.query}", published=old, seller=str(40_000_000 + i))
         ]
         keywords.append(keyword)
+    clicked = Keyword.objects.create(query=RUN_NOW_QUERY, interval_minutes=RUN_NOW_INTERVAL_MINUTES)
+    willhaben.ads_for_query[RUN_NOW_QUERY] = [
+        make_raw_ad(title=f"old {RUN_NOW_QUERY}", published=old, seller="49000000")
+    ]
     chats = TelegramChat.objects.bulk_create(
         [
             TelegramChat(chat_id=CHAT_ID_BASE + i, status=TelegramChat.Status.ACTIVE, title=f"c{i}")
@@ -69,8 +92,10 @@ def seed(willhaben):
             for j, chat in enumerate(chats)
             for k in range(SUBSCRIBERS)
         ]
+        + [Subscription(chat=chat, keyword=clicked) for chat in chats[:SUBSCRIBERS]]
     )
-    return [keyword.query for keyword in keywords]
+    get_user_model().objects.create_superuser(ADMIN_USER, password=ADMIN_PASSWORD)
+    return [keyword.query for keyword in keywords], clicked
 
 
 def start_cluster(log):
@@ -116,7 +141,7 @@ def first_runs_done():
     from scraping.models import ScrapeRun
 
     done = ScrapeRun.objects.filter(status=ScrapeRun.Status.DONE)
-    return done.values("keyword").distinct().count() >= KEYWORDS
+    return done.values("keyword").distinct().count() >= KEYWORDS + 1  # and the Run now keyword
 
 
 def publish(willhaben, queries):
@@ -175,6 +200,116 @@ def percentile(samples, p):
     return ordered[min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
+def start_web(port, log):
+    """gunicorn with the product's WSGI app, as in production (DEBUG off)."""
+    command = [GUNICORN, "lago.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+    command += ["--worker-class", "gthread", "--threads", "2", "--log-level", "warning"]
+    return subprocess.Popen(
+        command,
+        env=child_env(ALLOWED_HOSTS="127.0.0.1"),
+        cwd=REPO,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+class Operator:
+    """The operator's browser: a cookie jar, the admin's login form, and the keyword page's Run now
+    form posted with the CSRF token the page carries."""
+
+    def __init__(self, base_url):
+        self.client = httpx.Client(base_url=base_url, timeout=30)
+
+    def page(self, url):
+        response = self.client.get(url)
+        response.raise_for_status()
+        return response.text, CSRF_FIELD.search(response.text).group(1)
+
+    def log_in(self, web):
+        from django.urls import reverse
+
+        login = reverse("admin:login")
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                _, token = self.page(login)
+                break
+            except httpx.TransportError:
+                if web.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("gunicorn did not answer the admin login page") from None
+                time.sleep(0.2)
+        fields = {
+            "username": ADMIN_USER,
+            "password": ADMIN_PASSWORD,
+            "next": reverse("admin:index"),
+        }
+        response = self.client.post(login, data={**fields, "csrfmiddlewaretoken": token})
+        if response.status_code != 302:
+            raise RuntimeError(f"admin login answered {response.status_code}, not a redirect")
+
+    def open_keyword(self, keyword):
+        """The keyword's change page: its Run now form's action and CSRF token."""
+        from django.urls import reverse
+
+        text, token = self.page(reverse("admin:tracker_keyword_change", args=[keyword.pk]))
+        return RUN_NOW_FORM.search(text).group(1), token
+
+    def click(self, action, token):
+        """POSTs the Run now form; returns the monotonic time of the click."""
+        clicked = time.monotonic()
+        response = self.client.post(action, data={"csrfmiddlewaretoken": token})
+        if response.status_code != 302:
+            raise RuntimeError(f"Run now answered {response.status_code}, not a redirect")
+        return clicked
+
+
+def run_now(operator, keyword, willhaben, telegram, proc):
+    """RUN_NOW_CLICKS times over a minute: a new ad for the keyword, then Run now on its page;
+    returns {token: monotonic click time}. Each click waits for the previous run and its
+    messages (a click while the keyword runs is skipped as already_running, by design)."""
+    from django.db import connections
+
+    from scraping.models import ScrapeRun
+    from tests.fakes.willhaben_factory import make_raw_ad
+
+    rng = random.Random(34)
+    clicks = {}
+    start, slot = time.monotonic(), INTERVAL_S / RUN_NOW_CLICKS
+    for n in range(RUN_NOW_CLICKS):
+        # One click at a random moment of each fifth of a minute, so the clicks meet the tick's
+        # scrape tasks (they share the queue) as often as an operator's would.
+        time.sleep(max(0.0, start + (n + rng.random()) * slot - time.monotonic()))
+        action, csrf = operator.open_keyword(keyword)
+        token = f"bench-r{n:04d}"
+        ad = make_raw_ad(
+            title=f"{token} {RUN_NOW_QUERY}",
+            published=datetime.now(UTC),
+            price=str(900 + n),
+            seller=str(49_000_001 + n),
+        )
+        willhaben.ads_for_query[RUN_NOW_QUERY] = [ad, *willhaben.ads_for_query[RUN_NOW_QUERY]]
+        started = ScrapeRun.objects.filter(keyword=keyword).exclude(status=ScrapeRun.Status.SKIPPED)
+        before = started.count()
+        clicks[token] = operator.click(action, csrf)
+        if started.count() == before:  # the page said "not started" (a skip)
+            raise RuntimeError(f"Run now #{n} started no run of {RUN_NOW_QUERY}")
+        wait_until(
+            lambda token=token: len(receipts(telegram, [token])[token]) >= SUBSCRIBERS,
+            RUN_NOW_WAIT_S,
+            f"the messages of Run now #{n}",
+            proc,
+        )
+        wait_until(
+            lambda: not ScrapeRun.objects.running().filter(keyword=keyword).exists(),
+            RUN_NOW_WAIT_S,
+            f"the end of Run now #{n}'s run",
+            proc,
+        )
+    connections.close_all()
+    return clicks
+
+
 def burst(telegram, proc):
     from django.db import connections
 
@@ -220,11 +355,15 @@ def main():
     )
     from django.db import connections
 
-    queries = seed(willhaben)
+    queries, clicked = seed(willhaben)
     connections.close_all()
     log = tempfile.NamedTemporaryFile(prefix="lago-latency-", suffix=".log", delete=False)
+    port = free_port()
+    web = start_web(port, log)
+    operator = Operator(f"http://127.0.0.1:{port}")
     proc = start_cluster(log)
     try:
+        operator.log_in(web)
         if not wait_until(first_runs_done, WARM_UP_S, "the first runs", proc):
             raise RuntimeError("not every keyword had its first run")
         window = [datetime.now(UTC)]
@@ -240,16 +379,18 @@ def main():
             proc,
         )
         found = receipts(telegram, published)
-        figures = {
-            "runs_per_keyword_minute": runs_per_keyword_minute(*window),
-            **burst(telegram, proc),
-        }
+        runs = runs_per_keyword_minute(*window)
+        clicks = run_now(operator, clicked, willhaben, telegram, proc)
+        figures = {"runs_per_keyword_minute": runs, **burst(telegram, proc)}
     except Exception:
         log.flush()
         print(Path(log.name).read_text(errors="replace")[-3000:], file=sys.stderr)
         raise
     finally:
         stop_cluster(proc)
+        web.terminate()
+        web.wait(timeout=30)
+        operator.client.close()
         telegram.stop()
         willhaben.stop()
         log.close()
@@ -257,6 +398,8 @@ def main():
     samples = [at - published[token][1] for token, times in found.items() for at in times]
     missed = sum(1 for times in found.values() if len(times) < SUBSCRIBERS)
     p50 = statistics.median(samples) if samples else None
+    clicked_found = receipts(telegram, clicks)
+    run_now_samples = [at - clicks[token] for token, times in clicked_found.items() for at in times]
     result = {
         "bench": "latency",
         "db": db,
@@ -272,6 +415,10 @@ def main():
         "max_s": round(max(samples), 1) if samples else None,
         "overhead_p50_s": round(p50 - INTERVAL_S / 2, 1) if samples else None,
         "missed": missed,
+        "run_now_clicks": len(clicks),
+        "run_now_p50_s": round(statistics.median(run_now_samples), 1) if run_now_samples else None,
+        "run_now_max_s": round(max(run_now_samples), 1) if run_now_samples else None,
+        "run_now_missed": sum(1 for times in clicked_found.values() if len(times) < SUBSCRIBERS),
         **figures,
         "http_429": telegram.count_429,
         "sent_twice": telegram.sent_twice(),
@@ -279,7 +426,9 @@ def main():
     print(
         f"{len(published)} ads, {len(samples)} messages: median {result['p50_s']} s, "
         f"p90 {result['p90_s']} s, p99 {result['p99_s']} s, max {result['max_s']} s, "
-        f"{missed} missed; burst of {BURST_CHATS * BURST_PER_CHAT} in {result['burst_s']} s, "
+        f"{missed} missed; Run now (click to message) median {result['run_now_p50_s']} s, "
+        f"max {result['run_now_max_s']} s; "
+        f"burst of {BURST_CHATS * BURST_PER_CHAT} in {result['burst_s']} s, "
         f"{telegram.count_429} x 429, {result['sent_twice']} sent twice"
     )
     print(json.dumps(result))
