@@ -142,9 +142,13 @@ class CoreKeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
 
     @admin.display(description=_("keyword"), ordering="name")
     def keyword(self, obj):
-        """The name (long ones wrap), then source, interval and pause in grey, then an open
-        alert."""
-        details = [obj.source, _("every %(minutes)s min") % {"minutes": obj.interval_minutes}]
+        """The name (long ones wrap), then id, source, interval and pause in grey, then an open
+        alert. The id is what the bot's `/subscribe <id>` takes."""
+        details = [
+            f"#{obj.pk}",
+            obj.source,
+            _("every %(minutes)s min") % {"minutes": obj.interval_minutes},
+        ]
         if not obj.is_active:
             details.append(str(_("paused")))
         return format_html(

@@ -62,7 +62,7 @@ def test_list_fits_a_laptop_in_five_columns(admin_client):
     ]
     row = response.content.decode()
     assert '<span class="lago-kw-name">Mietwohnungen Wien · bis € 1.100</span>' in row
-    assert "willhaben · every 15 min · paused" in row
+    assert f"#{kw.pk} · willhaben · every 15 min · paused" in row
     assert '<span class="lago-badge lago-red">failed</span>' in row and "bad_response" in row
 
 
