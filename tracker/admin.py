@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from lib.badges import badge
 from lib.money import euro, parse_euro
@@ -83,6 +83,27 @@ class KeywordForm(forms.ModelForm):
             # validators).
             "interval_minutes": {"min_value": INTERVAL_MESSAGE},
         }
+
+    def clean(self):
+        """A second keyword with the same search of the same source is refused: the two could not
+        be told apart, and every ad would be fetched twice."""
+        data = super().clean()
+        query, source = data.get("query"), data.get("source")
+        if query and source:
+            others = Keyword.objects.exclude(pk=self.instance.pk).same_query(source, query)
+            if others:
+                existing = others[0]
+                url = reverse("admin:tracker_keyword_change", args=[existing.pk])
+                self.add_error(
+                    "query",
+                    format_html(
+                        gettext('This search exists already: <a href="{}">{}</a> (#{}).'),
+                        url,
+                        existing.display_name,
+                        existing.pk,
+                    ),
+                )
+        return data
 
 
 class CoreKeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):

@@ -163,3 +163,23 @@ def test_add_form_accepts_valid_input(admin_client):
     response = admin_client.post(ADD, keyword_form())
     assert response.status_code == 302
     assert Keyword.objects.get().query == "rtx 3080"
+
+
+def test_a_duplicate_search_is_refused_with_a_link_to_the_existing_keyword(admin_client):
+    """Same source, same query up to case and spacing: refused, naming the keyword it repeats."""
+    first = make_keyword(name="Fahrrad Wien", query="fahrrad  rot")
+    response = admin_client.post(ADD, keyword_form(query=" Fahrrad Rot "))
+    assert response.status_code == 200
+    page = response.content.decode()
+    change = reverse("admin:tracker_keyword_change", args=[first.pk])
+    assert f'This search exists already: <a href="{change}">Fahrrad Wien</a> (#{first.pk}).' in page
+    assert Keyword.objects.count() == 1
+
+
+def test_a_keyword_saved_again_is_not_its_own_duplicate(admin_client):
+    kw = make_keyword(query="rtx 3080")
+    change = reverse("admin:tracker_keyword_change", args=[kw.pk])
+    response = admin_client.post(change, keyword_form(query="RTX 3080", name="Grafikkarte"))
+    assert response.status_code == 302
+    kw.refresh_from_db()
+    assert (kw.query, kw.name) == ("RTX 3080", "Grafikkarte")
