@@ -9,7 +9,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django_q.models import OrmQ
 
 from scraping.models import ScrapeRun
@@ -43,6 +43,16 @@ def test_run_now_button_starts_a_run_and_comes_back_with_a_message(admin_client)
     assert run.status == ScrapeRun.Status.RUNNING
     assert OrmQ.objects.count() == 1
     assert f"enqueued as scrape run {run.pk}" in admin_client.get(response.url).content.decode()
+
+
+def test_a_run_now_run_is_recorded_and_shown_as_manual(admin_client):
+    kw = make_keyword(next_run_at=timezone.now() + dt.timedelta(hours=1))
+    admin_client.post(run_now_url(kw))
+    assert ScrapeRun.objects.get(keyword=kw).kind == ScrapeRun.Kind.MANUAL
+    html = admin_client.get(page_url(kw)).content.decode()
+    assert "<td>manual</td>" in html and "<td>scheduled</td>" not in html
+    with translation.override("de"):
+        assert str(ScrapeRun.Kind.MANUAL.label) == "manuell"
 
 
 def test_run_now_button_while_running_says_why_not(admin_client):
