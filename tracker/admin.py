@@ -35,14 +35,18 @@ def subquery_count(model, **filters):
     )
 
 
-def short_datetime(moment):
-    """09:24 today, else 03.12.2026 09:24 (the active language's formats), on one line."""
-    if moment is None:
-        return ""
+def short_datetime_text(moment):
+    """09:24 today, else 03.12.2026 09:24 (the active language's formats)."""
     local = timezone.localtime(moment)
     same_day = local.date() == timezone.localdate()
-    text = date_format(local, "TIME_FORMAT" if same_day else "SHORT_DATETIME_FORMAT")
-    return format_html('<span class="lago-nowrap">{}</span>', text)
+    return date_format(local, "TIME_FORMAT" if same_day else "SHORT_DATETIME_FORMAT")
+
+
+def short_datetime(moment):
+    """short_datetime_text on one line."""
+    if moment is None:
+        return ""
+    return format_html('<span class="lago-nowrap">{}</span>', short_datetime_text(moment))
 
 
 class PriceField(forms.DecimalField):
@@ -183,6 +187,12 @@ class CoreKeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
     def next_run(self, obj):
         if not obj.is_active:
             return format_html('<span class="lago-muted">{}</span>', _("paused"))
+        if obj.next_run_at is not None and obj.next_run_at < timezone.now():
+            # A past time alone reads like a stale page; say that the keyword waits for a run.
+            return format_html(
+                '<span class="lago-nowrap">{}</span>',
+                _("overdue since %(time)s") % {"time": short_datetime_text(obj.next_run_at)},
+            )
         return short_datetime(obj.next_run_at)
 
     @admin.display(description=_("ads"), ordering="n_ads")

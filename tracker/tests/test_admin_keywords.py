@@ -2,8 +2,10 @@
 messages."""
 
 import datetime as dt
+from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.urls import reverse
 from django.utils import timezone
@@ -183,3 +185,16 @@ def test_a_keyword_saved_again_is_not_its_own_duplicate(admin_client):
     assert response.status_code == 302
     kw.refresh_from_db()
     assert (kw.query, kw.name) == ("RTX 3080", "Grafikkarte")
+
+
+def test_an_overdue_next_run_says_so(admin_client, settings):
+    """A next run whose time has passed reads "overdue since 18:58", not a bare past time."""
+    settings.LANGUAGE_CODE = "de"
+    vienna = ZoneInfo("Europe/Vienna")
+    with time_machine.travel(dt.datetime(2026, 12, 4, 19, 5, tzinfo=vienna), tick=False):
+        make_keyword(query="late", next_run_at=dt.datetime(2026, 12, 4, 18, 58, tzinfo=vienna))
+        make_keyword(query="soon", next_run_at=dt.datetime(2026, 12, 4, 19, 10, tzinfo=vienna))
+        html = admin_client.get(CHANGELIST).content.decode()
+    assert "überfällig seit 18:58" in html
+    assert '<span class="lago-nowrap">19:10</span>' in html
+    assert "überfällig seit 19:10" not in html
