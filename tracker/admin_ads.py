@@ -2,7 +2,7 @@
 keyword matches and heartbeats. Operators look and may delete, never add or edit."""
 
 from django.contrib import admin
-from django.db.models import OuterRef, Prefetch, Q, Subquery
+from django.db.models import Exists, OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -22,6 +22,40 @@ from tracker.admin_filters import (
 from tracker.charts import ad_price_points, price_chart_svg
 from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
 from tracker.relists import earlier_listings
+
+
+class MatchedFilter(admin.SimpleListFilter):
+    """By default only ads a keyword matched: ads its own filters (price, excluded words) left out
+    are stored too, and would otherwise fill the list with no keyword. One EXISTS per row on
+    KeywordAd's ad index."""
+
+    title = _("keyword match")
+    parameter_name = "matched"
+
+    def lookups(self, request, model_admin):
+        return [("no", _("not matched")), ("all", _("all ads"))]
+
+    def choices(self, changelist):
+        # The default (no parameter) is "matched", not Django's "All".
+        yield {
+            "selected": self.value() is None,
+            "query_string": changelist.get_query_string(remove=[self.parameter_name]),
+            "display": _("matched a keyword"),
+        }
+        for lookup, title in self.lookup_choices:
+            yield {
+                "selected": self.value() == lookup,
+                "query_string": changelist.get_query_string({self.parameter_name: lookup}),
+                "display": title,
+            }
+
+    def queryset(self, request, queryset):
+        matched = Exists(KeywordAd.objects.filter(ad=OuterRef("pk")))
+        if self.value() == "all":
+            return queryset
+        if self.value() == "no":
+            return queryset.filter(~matched)
+        return queryset.filter(matched)
 
 
 class PriceChangeColumns:
@@ -71,6 +105,7 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     ]
     list_display_links = None
     list_filter = [
+        MatchedFilter,
         ("keywords", KeywordFilter),
         AdSourceFilter,
         PriceRangeFilter,
