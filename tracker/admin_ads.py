@@ -3,7 +3,9 @@ keyword matches and heartbeats. Operators look and may delete, never add or edit
 
 from django.contrib import admin
 from django.db.models import Exists, OuterRef, Prefetch, Q, Subquery
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
@@ -116,6 +118,7 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     # Searched by get_search_results below (title words; a number may also be an id).
     search_fields = ["title"]
     readonly_fields = [
+        "keyword_links",
         "price_history",
         "earlier_listing",
         "possible_relist_of",
@@ -135,6 +138,7 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
                     "location",
                     "postcode",
                     "image_url",
+                    "keyword_links",
                 ]
             },
         ),
@@ -216,6 +220,26 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     @admin.display(description=_("keywords"))
     def keyword_names(self, obj):
         return ", ".join(keyword.display_name for keyword in obj.listed_keywords)
+
+    @admin.display(description=_("keywords"))
+    def keyword_links(self, obj):
+        """The keywords that found this ad, each linked to its page, with the day it did."""
+        matches = obj.matches.select_related("keyword").order_by("keyword_id") if obj.pk else []
+        if not matches:
+            return "—"
+        return format_html_join(
+            mark_safe("<br>"),
+            '<a href="{}">#{} {}</a> <span class="lago-muted">{}</span>',
+            (
+                (
+                    reverse("admin:tracker_keyword_change", args=[m.keyword_id]),
+                    m.keyword_id,
+                    m.keyword.display_name,
+                    date_format(timezone.localtime(m.found_at), "SHORT_DATE_FORMAT"),
+                )
+                for m in matches
+            ),
+        )
 
     @admin.display(description=_("possible relist of"))
     def possible_relist_of(self, obj):

@@ -134,3 +134,15 @@ def test_the_list_shows_matched_ads_unless_asked_for_the_rest(admin_client, ads)
     assert 'href="?matched=no"' in response.content.decode()
     assert titles(admin_client.get(CHANGELIST, {"matched": "no"})) == {"excluded"}
     assert titles(admin_client.get(CHANGELIST, ALL)) == matched | {"excluded"}
+
+
+def test_the_ad_page_links_to_its_keywords(admin_client, ads):
+    html = admin_client.get(
+        reverse("admin:tracker_ad_change", args=[ads["fresh"].pk])
+    ).content.decode()
+    kw = ads["fresh"].keywords.get()
+    change = reverse("admin:tracker_keyword_change", args=[kw.pk])
+    assert f'<a href="{change}">#{kw.pk} gpu</a>' in html
+    alone = make_ad(title="alone")
+    page = admin_client.get(reverse("admin:tracker_ad_change", args=[alone.pk])).content.decode()
+    assert "/admin/tracker/keyword/" not in page.split('id="content"')[1]
