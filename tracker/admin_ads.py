@@ -95,6 +95,16 @@ class MachineWrittenAdmin(BigTableAdmin):
         return False
 
 
+def _image(url, css):
+    """The marketplace's image, lazy and without our address as referrer; only an http(s) URL
+    (a scraped `javascript:` or `data:` URL is not ours to load)."""
+    if not url.lower().startswith(("https://", "http://")):
+        return ""
+    return format_html(
+        '<img src="{}" class="{}" alt="" loading="lazy" referrerpolicy="no-referrer">', url, css
+    )
+
+
 @admin.register(Ad)
 class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     list_display = [
@@ -118,6 +128,7 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     # Searched by get_search_results below (title words; a number may also be an id).
     search_fields = ["title"]
     readonly_fields = [
+        "image",
         "keyword_links",
         "price_history",
         "earlier_listing",
@@ -137,6 +148,7 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
                     "currency",
                     "location",
                     "postcode",
+                    "image",
                     "image_url",
                     "keyword_links",
                 ]
@@ -181,12 +193,11 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
 
     @admin.display(description="")
     def thumbnail(self, obj):
-        if not obj.image_url:
-            return ""
-        return format_html(
-            '<img src="{}" class="lago-thumb" alt="" loading="lazy" referrerpolicy="no-referrer">',
-            obj.image_url,
-        )
+        return _image(obj.image_url, "lago-thumb")
+
+    @admin.display(description=_("image"))
+    def image(self, obj):
+        return _image(obj.image_url, "lago-image") or "—"
 
     @admin.display(description=_("title"), ordering="title")
     def title_link(self, obj):

@@ -146,3 +146,23 @@ def test_the_ad_page_links_to_its_keywords(admin_client, ads):
     alone = make_ad(title="alone")
     page = admin_client.get(reverse("admin:tracker_ad_change", args=[alone.pk])).content.decode()
     assert "/admin/tracker/keyword/" not in page.split('id="content"')[1]
+
+
+def test_thumbnails_in_the_list_and_on_the_page_are_lazy_http_only_without_referrer(
+    admin_client, ads
+):
+    kw = ads["fresh"].keywords.get()
+    shown = make_ad(title="shown", image_url="https://cache.willhaben.at/a.jpg")
+    hostile = make_ad(title="hostile", image_url="javascript:alert(1)")
+    for ad in (shown, hostile):
+        KeywordAd.objects.create(keyword=kw, ad=ad)
+    img = (
+        '<img src="https://cache.willhaben.at/a.jpg" class="{}" alt="" loading="lazy" '
+        'referrerpolicy="no-referrer">'
+    )
+    listed = admin_client.get(CHANGELIST).content.decode()
+    assert img.format("lago-thumb") in listed and "javascript:" not in listed
+    page = admin_client.get(reverse("admin:tracker_ad_change", args=[shown.pk])).content.decode()
+    assert img.format("lago-image") in page
+    page = admin_client.get(reverse("admin:tracker_ad_change", args=[hostile.pk])).content.decode()
+    assert "<img src=" not in page
