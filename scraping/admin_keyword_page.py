@@ -1,26 +1,37 @@
-"""The keyword's own admin page: a *Run now* button, its last runs and the ads it found.
+"""The keyword's own admin page: a *Run now* button, its last runs and the ads it found; on the
+add and change form a *Test search* button (the first page of the query, nothing saved).
 
-A mixin for scraping.admin_keywords.KeywordAdmin. Self-contained: one URL (POST only), two
-read-only fields in their own fieldset, and the button in
+A mixin for scraping.admin_keywords.KeywordAdmin. Self-contained: two URLs (POST only), two
+read-only fields in their own fieldset, and the buttons in
 templates/admin/tracker/keyword/change_form.html.
 """
+
+import logging
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from lib.badges import badge
+from lib.money import format_price
 from scraping.claims import claim_keyword_now
 from scraping.error_texts import explain
+from scraping.errors import BadQuery
 from scraping.models import ScrapeRun
+from scraping.scrape import scrape_keyword
+from scraping.sources import registry
 from scraping.tick import enqueue_scrape
 from tracker import admin as tracker_admin
+from tracker.models import Keyword
+
+logger = logging.getLogger(__name__)
 
 RECENT_RUNS = 10
 
@@ -37,10 +48,67 @@ class KeywordPageMixin:
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.run_now_view)
+        test = self.admin_site.admin_view(self.test_search_view)
         return [
+            path("test-search/", test, name=self.url_name("test_search")),
             path("<path:object_id>/run-now/", view, name=self.url_name("run_now")),
             *super().get_urls(),
         ]
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        extra_context = {
+            **(extra_context or {}),
+            "test_search_url": reverse(f"admin:{self.url_name('test_search')}"),
+        }
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def test_search_view(self, request):
+        """The keyword form's *Test search* (POST, CSRF): the first page of the form's query and
+        source, shown and not stored (a dry run: no keyword, ads, cursor or run is written)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not (self.has_add_permission(request) or self.has_change_permission(request)):
+            raise PermissionDenied
+        query = request.POST.get("query", "").strip()
+        source = request.POST.get("source", "")
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Test search"),
+            "query": query,
+            "ads": [],
+            "error": "",
+        }
+        if source not in registry.enabled():
+            context["error"] = _("Unknown source %(value)s.") % {"value": source}
+        elif not query:
+            context["error"] = _("Enter a query first.")
+        else:
+            context.update(self._first_page(query, source))
+        return TemplateResponse(request, "admin/tracker/keyword/test_search.html", context)
+
+    def _first_page(self, query, source):
+        try:
+            registry.get_handler(source)().validate_query(query)
+        except BadQuery as exc:
+            return {
+                "error": _("The %(source)s source cannot search this: %(error)s.")
+                % {"source": source, "error": exc}
+            }
+        ads = []
+        keyword = Keyword(query=query, source=source)
+        outcome = scrape_keyword(
+            keyword,
+            None,
+            max_pages=1,
+            dry_run=True,
+            on_page=lambda page, result: ads.extend(page.ads),
+        )
+        shown = [(ad.title, format_price(ad.price), ad.url) for ad in ads]
+        if not outcome.ok:
+            logger.info("test search %r on %s failed: %s", query, source, outcome.error)
+            return {"error": explain(outcome.error, source), "ads": shown}
+        return {"ads": shown}
 
     def url_name(self, view):
         return f"{self.opts.app_label}_{self.opts.model_name}_{view}"

@@ -258,8 +258,9 @@ def _skip(keyword, skip, now, kind=ScrapeRun.Kind.SCHEDULED, base=None):
     return None
 
 
-def claim_keyword_now(keyword, now=None, kind=ScrapeRun.Kind.SCHEDULED):
-    """The operator's "Run now": one keyword, the same skip rules and run row as a scheduled claim.
+def claim_keyword_now(keyword, now=None, kind=ScrapeRun.Kind.MANUAL):
+    """The operator's "Run now": one keyword, the same skip rules and run row as a scheduled claim,
+    recorded as a manual run (or a sweep, when `scrape --sweep` asks for one).
 
     Returns (run, None) when a run started (the caller enqueues it after commit), or
     (None, Skip) when it could not, with the skip recorded like a scheduled one.

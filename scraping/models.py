@@ -38,6 +38,7 @@ class ScrapeRun(models.Model):
             "sweep",
             _("deep sweep"),
         )  # a deep sweep past the cursor (scraping.claims.claim_due_sweeps)
+        MANUAL = "manual", _("manual")  # an operator's Run now or `manage.py scrape`
 
     FINISHED_STATUSES = [Status.DONE, Status.FAILED, Status.BANNED, Status.CANCELLED]
 

@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from lib.badges import badge
 from lib.money import euro, parse_euro
@@ -35,14 +35,18 @@ def subquery_count(model, **filters):
     )
 
 
-def short_datetime(moment):
-    """09:24 today, else 03.12.2026 09:24 (the active language's formats), on one line."""
-    if moment is None:
-        return ""
+def short_datetime_text(moment):
+    """09:24 today, else 03.12.2026 09:24 (the active language's formats)."""
     local = timezone.localtime(moment)
     same_day = local.date() == timezone.localdate()
-    text = date_format(local, "TIME_FORMAT" if same_day else "SHORT_DATETIME_FORMAT")
-    return format_html('<span class="lago-nowrap">{}</span>', text)
+    return date_format(local, "TIME_FORMAT" if same_day else "SHORT_DATETIME_FORMAT")
+
+
+def short_datetime(moment):
+    """short_datetime_text on one line."""
+    if moment is None:
+        return ""
+    return format_html('<span class="lago-nowrap">{}</span>', short_datetime_text(moment))
 
 
 class PriceField(forms.DecimalField):
@@ -83,6 +87,27 @@ class KeywordForm(forms.ModelForm):
             # validators).
             "interval_minutes": {"min_value": INTERVAL_MESSAGE},
         }
+
+    def clean(self):
+        """A second keyword with the same search of the same source is refused: the two could not
+        be told apart, and every ad would be fetched twice."""
+        data = super().clean()
+        query, source = data.get("query"), data.get("source")
+        if query and source:
+            others = Keyword.objects.exclude(pk=self.instance.pk).same_query(source, query)
+            if others:
+                existing = others[0]
+                url = reverse("admin:tracker_keyword_change", args=[existing.pk])
+                self.add_error(
+                    "query",
+                    format_html(
+                        gettext('This search exists already: <a href="{}">{}</a> (#{}).'),
+                        url,
+                        existing.display_name,
+                        existing.pk,
+                    ),
+                )
+        return data
 
 
 class CoreKeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
@@ -142,9 +167,13 @@ class CoreKeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
 
     @admin.display(description=_("keyword"), ordering="name")
     def keyword(self, obj):
-        """The name (long ones wrap), then source, interval and pause in grey, then an open
-        alert."""
-        details = [obj.source, _("every %(minutes)s min") % {"minutes": obj.interval_minutes}]
+        """The name (long ones wrap), then id, source, interval and pause in grey, then an open
+        alert. The id is what the bot's `/subscribe <id>` takes."""
+        details = [
+            f"#{obj.pk}",
+            obj.source,
+            _("every %(minutes)s min") % {"minutes": obj.interval_minutes},
+        ]
         if not obj.is_active:
             details.append(str(_("paused")))
         return format_html(
@@ -158,6 +187,12 @@ class CoreKeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
     def next_run(self, obj):
         if not obj.is_active:
             return format_html('<span class="lago-muted">{}</span>', _("paused"))
+        if obj.next_run_at is not None and obj.next_run_at < timezone.now():
+            # A past time alone reads like a stale page; say that the keyword waits for a run.
+            return format_html(
+                '<span class="lago-nowrap">{}</span>',
+                _("overdue since %(time)s") % {"time": short_datetime_text(obj.next_run_at)},
+            )
         return short_datetime(obj.next_run_at)
 
     @admin.display(description=_("ads"), ordering="n_ads")

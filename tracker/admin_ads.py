@@ -2,8 +2,10 @@
 keyword matches and heartbeats. Operators look and may delete, never add or edit."""
 
 from django.contrib import admin
-from django.db.models import OuterRef, Prefetch, Q, Subquery
+from django.db.models import Exists, OuterRef, Prefetch, Q, Subquery
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
@@ -22,6 +24,40 @@ from tracker.admin_filters import (
 from tracker.charts import ad_price_points, price_chart_svg
 from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
 from tracker.relists import earlier_listings
+
+
+class MatchedFilter(admin.SimpleListFilter):
+    """By default only ads a keyword matched: ads its own filters (price, excluded words) left out
+    are stored too, and would otherwise fill the list with no keyword. One EXISTS per row on
+    KeywordAd's ad index."""
+
+    title = _("keyword match")
+    parameter_name = "matched"
+
+    def lookups(self, request, model_admin):
+        return [("no", _("not matched")), ("all", _("all ads"))]
+
+    def choices(self, changelist):
+        # The default (no parameter) is "matched", not Django's "All".
+        yield {
+            "selected": self.value() is None,
+            "query_string": changelist.get_query_string(remove=[self.parameter_name]),
+            "display": _("matched a keyword"),
+        }
+        for lookup, title in self.lookup_choices:
+            yield {
+                "selected": self.value() == lookup,
+                "query_string": changelist.get_query_string({self.parameter_name: lookup}),
+                "display": title,
+            }
+
+    def queryset(self, request, queryset):
+        matched = Exists(KeywordAd.objects.filter(ad=OuterRef("pk")))
+        if self.value() == "all":
+            return queryset
+        if self.value() == "no":
+            return queryset.filter(~matched)
+        return queryset.filter(matched)
 
 
 class PriceChangeColumns:
@@ -59,6 +95,16 @@ class MachineWrittenAdmin(BigTableAdmin):
         return False
 
 
+def _image(url, css):
+    """The marketplace's image, lazy and without our address as referrer; only an http(s) URL
+    (a scraped `javascript:` or `data:` URL is not ours to load)."""
+    if not url.lower().startswith(("https://", "http://")):
+        return ""
+    return format_html(
+        '<img src="{}" class="{}" alt="" loading="lazy" referrerpolicy="no-referrer">', url, css
+    )
+
+
 @admin.register(Ad)
 class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     list_display = [
@@ -71,6 +117,7 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     ]
     list_display_links = None
     list_filter = [
+        MatchedFilter,
         ("keywords", KeywordFilter),
         AdSourceFilter,
         PriceRangeFilter,
@@ -81,6 +128,8 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     # Searched by get_search_results below (title words; a number may also be an id).
     search_fields = ["title"]
     readonly_fields = [
+        "image",
+        "keyword_links",
         "price_history",
         "earlier_listing",
         "possible_relist_of",
@@ -99,7 +148,9 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
                     "currency",
                     "location",
                     "postcode",
+                    "image",
                     "image_url",
+                    "keyword_links",
                 ]
             },
         ),
@@ -142,12 +193,11 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
 
     @admin.display(description="")
     def thumbnail(self, obj):
-        if not obj.image_url:
-            return ""
-        return format_html(
-            '<img src="{}" class="lago-thumb" alt="" loading="lazy" referrerpolicy="no-referrer">',
-            obj.image_url,
-        )
+        return _image(obj.image_url, "lago-thumb")
+
+    @admin.display(description=_("image"))
+    def image(self, obj):
+        return _image(obj.image_url, "lago-image") or "—"
 
     @admin.display(description=_("title"), ordering="title")
     def title_link(self, obj):
@@ -181,6 +231,26 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
     @admin.display(description=_("keywords"))
     def keyword_names(self, obj):
         return ", ".join(keyword.display_name for keyword in obj.listed_keywords)
+
+    @admin.display(description=_("keywords"))
+    def keyword_links(self, obj):
+        """The keywords that found this ad, each linked to its page, with the day it did."""
+        matches = obj.matches.select_related("keyword").order_by("keyword_id") if obj.pk else []
+        if not matches:
+            return "—"
+        return format_html_join(
+            mark_safe("<br>"),
+            '<a href="{}">#{} {}</a> <span class="lago-muted">{}</span>',
+            (
+                (
+                    reverse("admin:tracker_keyword_change", args=[m.keyword_id]),
+                    m.keyword_id,
+                    m.keyword.display_name,
+                    date_format(timezone.localtime(m.found_at), "SHORT_DATE_FORMAT"),
+                )
+                for m in matches
+            ),
+        )
 
     @admin.display(description=_("possible relist of"))
     def possible_relist_of(self, obj):

@@ -21,6 +21,17 @@ def local_date(moment):
     return timezone.localtime(moment).strftime("%d.%m.%Y")
 
 
+def local_date_time(moment):
+    """The date and time in the operator's time zone: labels of points that share a day."""
+    return timezone.localtime(moment).strftime("%d.%m.%Y %H:%M")
+
+
+def _labeller(start, end):
+    """Dates, or dates with times when the first and last point share a day (two labels
+    "04.12.2026" say nothing)."""
+    return local_date_time if local_date(start) == local_date(end) else local_date
+
+
 def _scale(lo, hi, out_lo, out_hi):
     """A linear map lo..hi → out_lo..out_hi; a zero-width input maps to the middle."""
     if hi == lo:
@@ -59,15 +70,16 @@ def _text(x, y, label, anchor="start", css="label"):
 
 def _axes(lo, hi, start, end):
     bottom = HEIGHT - BOTTOM
+    label = _labeller(start, end)
     parts = [
         f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" class="axis"/>',
         f'<line x1="{LEFT}" y1="{bottom}" x2="{WIDTH - RIGHT}" y2="{bottom}" class="axis"/>',
         _text(LEFT - 6, TOP + 4, euro(hi), "end"),
         _text(LEFT - 6, bottom, euro(lo), "end"),
-        _text(LEFT, bottom + 18, local_date(start)),
+        _text(LEFT, bottom + 18, label(start)),
     ]
     if end != start:
-        parts.append(_text(WIDTH - RIGHT, bottom + 18, local_date(end), "end"))
+        parts.append(_text(WIDTH - RIGHT, bottom + 18, label(end), "end"))
     return parts
 
 
@@ -103,6 +115,7 @@ def price_chart_svg(points, title="Price history"):
     y = _scale(lo, hi, HEIGHT - BOTTOM - 10, TOP + 10)
     tx = lambda m: x(m.timestamp())  # noqa: E731 (a one-line adapter)
     parts = _axes(lo, hi, start, end)
+    label = _labeller(start, end)
     parts += [
         f'<path d="{_path(seg)}" class="line"/>' for seg in _segments(points, tx, y) if len(seg) > 1
     ]
@@ -114,7 +127,7 @@ def price_chart_svg(points, title="Price history"):
                 f"<title>{gap}</title></circle>"
             )
         else:
-            tip = f"{local_date(moment)}: {format_price(price)}"
+            tip = f"{label(moment)}: {format_price(price)}"
             parts.append(
                 f'<circle cx="{tx(moment):.1f}" cy="{y(price):.1f}" r="4" class="dot">'
                 f"<title>{escape(tip)}</title></circle>"

@@ -18,6 +18,11 @@ from tracker.heartbeat import Heartbeat  # noqa: F401
 from tracker.relists import TITLE_KEY_LENGTH, RelistQuerySet, title_key
 
 
+def normalised_query(text):
+    """ "  Fahrrad   Rot" and "fahrrad rot" are the same search."""
+    return " ".join(text.split()).casefold()
+
+
 class KeywordQuerySet(models.QuerySet):
     def active(self):
         return self.filter(is_active=True)
@@ -54,6 +59,16 @@ class KeywordQuerySet(models.QuerySet):
         return self.filter(is_active=False).update(
             is_active=True, next_run_at=now or timezone.now()
         )
+
+    def same_query(self, source, query):
+        """Keywords of `source` whose query reads like `query`, ignoring case and spacing. A
+        handful of keywords per source: compared in Python, one query."""
+        wanted = normalised_query(query)
+        return [
+            kw
+            for kw in self.filter(source=source).only("pk", "name", "query")
+            if normalised_query(kw.query) == wanted
+        ]
 
     def failing(self, streak):
         """Active keywords whose last `streak` finished runs all failed, or whose last one was

@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 KEYWORDS_SHOWN = 40
 RECENT_SHOWN = 5
 QUERY_MAX = 200
+# Keywords listed when a name fits several.
+CANDIDATES_SHOWN = 10
 
 
 # --- commands for active chats -------------------------------------------------------
@@ -98,24 +100,41 @@ def _follows(chat, keyword):
 
 
 def _keyword_by_name(text, command, active_only, chat):
-    """A keyword named `text` (its name, or its query when it has none), case-insensitively."""
-    found = Keyword.objects.filter(Q(name__iexact=text) | Q(name="", query__iexact=text))
+    """A keyword named `text` (its name, or its query when it has none), case-insensitively; else
+    the one whose name or query starts with `text` ("rennrad" finds "rennrad carbon · bis € 2.000").
+    Several matches: the reply lists them with their ids."""
     visible = (
         Q(is_active=True)
         if active_only or chat is None
         else Q(is_active=True) | Q(subscriptions__chat=chat)
     )
-    found = list(found.filter(visible).distinct()[:2])
+    exact = Q(name__iexact=text) | Q(name="", query__iexact=text)
+    prefix = Q(name__istartswith=text) | Q(query__istartswith=text)
+    for match in (exact, prefix):
+        found = list(
+            Keyword.objects.filter(match)
+            .filter(visible)
+            .distinct()
+            .order_by("id")[: CANDIDATES_SHOWN + 1]
+        )
+        if found:
+            break
     if len(found) == 1:
         return found[0], None
     if found:
-        return None, Reply(
-            _(
+        values = {"name": esc(text), "command": command}
+        if match is exact:
+            head = _(
                 "Several keywords are called “%(name)s”: send /%(command)s &lt;id&gt;. /keywords "
                 "lists the ids."
             )
-            % {"name": esc(text), "command": command}
-        )
+        else:
+            head = _("Several keywords start with “%(name)s”: send /%(command)s &lt;id&gt;.")
+        lines = [head % values]
+        lines += [f"#{k.pk} {esc(k.display_name)}" for k in found[:CANDIDATES_SHOWN]]
+        if len(found) > CANDIDATES_SHOWN:
+            lines.append("…")
+        return None, Reply("\n".join(lines))
     return None, Reply(
         _(
             "There is no active keyword “%(name)s”. Send /%(command)s &lt;id&gt;; /keywords lists "

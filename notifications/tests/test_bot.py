@@ -467,3 +467,24 @@ def test_editing_a_message_into_an_admin_command_is_refused(bot, member, text):
     name = "health" if "health" in text else "stats"
     assert bot.reply(ALLOWED, text, edited=True) == f"/{name} is for admins only. Try /help."
     assert "Lago stats" in bot.reply(ADMIN, "/stats", edited=True)
+
+
+def test_subscribe_by_a_unique_prefix_of_name_or_query(bot, member):
+    carbon = make_keyword(name="rennrad carbon · bis € 2.000", query="rennrad carbon")
+    make_keyword(name="Wohnung", query="mietwohnung wien")
+    assert f"Subscribed to #{carbon.pk}" in bot.reply(ALLOWED, "/subscribe Rennrad")
+    assert Subscription.objects.filter(chat=member, keyword=carbon).exists()
+    make_keyword(name="Rennrad Alu", query="rennrad alu")
+    assert "Subscribed to" in bot.reply(ALLOWED, "/subscribe MIETWOHN")
+    assert Subscription.objects.filter(chat=member).count() == 2
+
+
+def test_an_ambiguous_prefix_lists_the_candidates(bot, member):
+    carbon = make_keyword(name="Rennrad Carbon")
+    alu = make_keyword(name="Rennrad Alu")
+    make_keyword(name="Rennrad paused", is_active=False)
+    reply = bot.reply(ALLOWED, "/subscribe rennrad")
+    assert "Several keywords start with “rennrad”" in reply
+    assert f"#{carbon.pk} Rennrad Carbon\n#{alu.pk} Rennrad Alu" in reply
+    assert "paused" not in reply
+    assert not Subscription.objects.exists()

@@ -91,7 +91,12 @@ def test_ad_list_names_the_keywords_from_three_columns(admin_client):
         KeywordAd.objects.create(keyword=keyword, ad=make_ad())
     with CaptureQueriesContext(connection) as queries:
         html = admin_client.get(reverse("admin:tracker_ad_changelist")).content.decode()
-    names = [q["sql"] for q in queries.captured_queries if '"tracker_keywordad"' in q["sql"]]
+    # The ad queries' EXISTS (only matched ads, by default) aside, one query reads the names.
+    names = [
+        q["sql"]
+        for q in queries.captured_queries
+        if '"tracker_keywordad"' in q["sql"] and "EXISTS" not in q["sql"].upper()
+    ]
     assert len(names) == 1, names
     assert [q for q in names if any(column in q for column in UNNEEDED)] == []
     assert html.count('<td class="field-keyword_names">Rennräder</td>') == 3

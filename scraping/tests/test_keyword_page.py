@@ -9,12 +9,13 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django_q.models import OrmQ
 
 from scraping.models import ScrapeRun
-from tests.factories import make_ad, make_keyword
-from tracker.models import KeywordAd
+from tests.factories import keyword_form, make_ad, make_keyword
+from tests.fakes.willhaben_factory import make_raw_ads
+from tracker.models import Ad, Keyword, KeywordAd
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("english")]
 
@@ -43,6 +44,16 @@ def test_run_now_button_starts_a_run_and_comes_back_with_a_message(admin_client)
     assert run.status == ScrapeRun.Status.RUNNING
     assert OrmQ.objects.count() == 1
     assert f"enqueued as scrape run {run.pk}" in admin_client.get(response.url).content.decode()
+
+
+def test_a_run_now_run_is_recorded_and_shown_as_manual(admin_client):
+    kw = make_keyword(next_run_at=timezone.now() + dt.timedelta(hours=1))
+    admin_client.post(run_now_url(kw))
+    assert ScrapeRun.objects.get(keyword=kw).kind == ScrapeRun.Kind.MANUAL
+    html = admin_client.get(page_url(kw)).content.decode()
+    assert "<td>manual</td>" in html and "<td>scheduled</td>" not in html
+    with translation.override("de"):
+        assert str(ScrapeRun.Kind.MANUAL.label) == "manuell"
 
 
 def test_run_now_button_while_running_says_why_not(admin_client):
@@ -138,3 +149,42 @@ def test_page_queries_do_not_grow_with_runs(admin_client):
 def test_add_page_has_no_run_section(admin_client):
     html = admin_client.get(reverse("admin:tracker_keyword_add")).content.decode()
     assert "last runs" not in html and "run-now" not in html
+
+
+def search_url():
+    return reverse("admin:tracker_keyword_test_search")
+
+
+def test_test_search_shows_the_first_page_and_saves_nothing(admin_client, willhaben_server):
+    willhaben_server.set_ads(make_raw_ads(40))
+    add = admin_client.get(reverse("admin:tracker_keyword_add")).content.decode()
+    assert f'formaction="{search_url()}"' in add and "Test search" in add
+    html = admin_client.post(search_url(), keyword_form(query="rtx")).content.decode()
+    assert html.count('target="_blank" rel="noopener noreferrer"') == 30  # one page
+    assert "Nothing was saved" in html and "€ " in html
+    assert not Keyword.objects.exists() and not Ad.objects.exists()
+    assert not ScrapeRun.objects.exists()
+
+
+def test_test_search_says_why_it_cannot_search(admin_client, willhaben_server):
+    html = admin_client.post(
+        search_url(), keyword_form(query="https://www.ebay.at/sch/i.html?_nkw=rtx")
+    ).content.decode()
+    assert "cannot search this: not a willhaben URL" in html
+    assert admin_client.get(search_url()).status_code == 405
+
+
+def test_test_search_speaks_german(admin_client, willhaben_server, settings):
+    settings.LANGUAGE_CODE = "de"
+    willhaben_server.set_ads(make_raw_ads(2))
+    add = admin_client.get(reverse("admin:tracker_keyword_add")).content.decode()
+    assert "Suche testen" in add
+    html = admin_client.post(search_url(), keyword_form(query="rtx")).content.decode()
+    assert "Nichts wurde gespeichert" in html
+
+
+def test_test_search_explains_a_failing_source(admin_client, willhaben_server):
+    willhaben_server.fail_next(503, times=20)
+    html = admin_client.post(search_url(), keyword_form(query="rtx")).content.decode()
+    assert 'class="errornote"' in html
+    assert not ScrapeRun.objects.exists()

@@ -28,7 +28,7 @@ def test_scrape_keyword_id_stores_and_records_a_run(willhaben_server):
     assert "page 1: 30 ads" in out and "page 2: 10 ads" in out
     assert out.count("new ") == 40 and "2 page(s), 40 ads, 40 new" in out
     assert Ad.objects.count() == 40
-    assert ScrapeRun.objects.get().status == "done"
+    assert (ScrapeRun.objects.get().status, ScrapeRun.objects.get().kind) == ("done", "manual")
 
 
 def test_adhoc_query_is_a_dry_run(willhaben_server):

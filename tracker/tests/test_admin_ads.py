@@ -13,6 +13,8 @@ from tracker.models import KeywordAd, PriceChange
 pytestmark = pytest.mark.django_db
 
 CHANGELIST = reverse("admin:tracker_ad_changelist")
+# Ads no keyword matched are shown only on request (MatchedFilter).
+ALL = {"matched": "all"}
 
 
 def titles(response):
@@ -26,9 +28,12 @@ def ads():
     PriceChange.objects.create(ad=dropped, old_price=Decimal("100"), new_price=Decimal("80"))
     rose = make_ad(title="rose", price=Decimal("1200"), first_seen_at=old)
     PriceChange.objects.create(ad=rose, old_price=Decimal("1000"), new_price=Decimal("1200"))
-    make_ad(title="on request", price=None)
+    on_request = make_ad(title="on request", price=None)
     fresh = make_ad(title="fresh <b>bold</b>", price=Decimal("300"), external_id="987654")
     KeywordAd.objects.create(keyword=make_keyword(name="gpu", query="rtx"), ad=fresh)
+    other = make_keyword(name="other", query="other")
+    for ad in (dropped, rose, on_request):
+        KeywordAd.objects.create(keyword=other, ad=ad)
     return {"dropped": dropped, "fresh": fresh}
 
 
@@ -43,7 +48,7 @@ def test_list_shows_price_change_since_first_seen_and_links_out(admin_client, ad
 
 def test_list_shows_free_and_on_request_in_the_one_format(admin_client, ads):
     make_ad(title="free", price=Decimal("0"))
-    html = admin_client.get(CHANGELIST).content.decode()
+    html = admin_client.get(CHANGELIST, ALL).content.decode()
     assert "zu verschenken" in html and "Preis auf Anfrage" in html
     assert 'lago-muted">on request' not in html
 
@@ -86,8 +91,8 @@ def test_change_page_shows_the_chart_and_the_changes(admin_client, ads):
 
 def test_gone_filter(admin_client, ads):
     make_ad(title="sold", gone_at=timezone.now())
-    assert titles(admin_client.get(CHANGELIST, {"gone": "yes"})) == {"sold"}
-    assert "sold" not in titles(admin_client.get(CHANGELIST, {"gone": "no"}))
+    assert titles(admin_client.get(CHANGELIST, {"gone": "yes", **ALL})) == {"sold"}
+    assert "sold" not in titles(admin_client.get(CHANGELIST, {"gone": "no", **ALL}))
 
 
 def test_price_change_list_uses_the_one_price_format(admin_client):
@@ -107,7 +112,7 @@ def test_price_change_list_uses_the_one_price_format(admin_client):
 
 def test_admin_is_german_with_austrian_dates(admin_client):
     make_ad(title="dated", published_at=dt.datetime(2026, 12, 3, 8, 24, tzinfo=dt.UTC))
-    html = admin_client.get(CHANGELIST).content.decode()
+    html = admin_client.get(CHANGELIST, ALL).content.decode()
     assert 'lang="de-at"' in html
     assert "03.12.2026 09:24" in html
     assert "Dec. 3, 2026" not in html
@@ -117,3 +122,47 @@ def test_ad_page_shows_the_price_in_the_one_format(admin_client):
     ad = make_ad(price=Decimal("1236.50"))
     html = admin_client.get(reverse("admin:tracker_ad_change", args=[ad.pk])).content.decode()
     assert "€ 1.236,50" in html and "1236,50" not in html
+
+
+def test_the_list_shows_matched_ads_unless_asked_for_the_rest(admin_client, ads):
+    """Ads a keyword's own filters left out are stored, but the list shows them only on
+    request."""
+    make_ad(title="excluded")
+    matched = {"dropped", "rose", "on request", "fresh <b>bold</b>"}
+    response = admin_client.get(CHANGELIST)
+    assert titles(response) == matched
+    assert 'href="?matched=no"' in response.content.decode()
+    assert titles(admin_client.get(CHANGELIST, {"matched": "no"})) == {"excluded"}
+    assert titles(admin_client.get(CHANGELIST, ALL)) == matched | {"excluded"}
+
+
+def test_the_ad_page_links_to_its_keywords(admin_client, ads):
+    html = admin_client.get(
+        reverse("admin:tracker_ad_change", args=[ads["fresh"].pk])
+    ).content.decode()
+    kw = ads["fresh"].keywords.get()
+    change = reverse("admin:tracker_keyword_change", args=[kw.pk])
+    assert f'<a href="{change}">#{kw.pk} gpu</a>' in html
+    alone = make_ad(title="alone")
+    page = admin_client.get(reverse("admin:tracker_ad_change", args=[alone.pk])).content.decode()
+    assert "/admin/tracker/keyword/" not in page.split('id="content"')[1]
+
+
+def test_thumbnails_in_the_list_and_on_the_page_are_lazy_http_only_without_referrer(
+    admin_client, ads
+):
+    kw = ads["fresh"].keywords.get()
+    shown = make_ad(title="shown", image_url="https://cache.willhaben.at/a.jpg")
+    hostile = make_ad(title="hostile", image_url="javascript:alert(1)")
+    for ad in (shown, hostile):
+        KeywordAd.objects.create(keyword=kw, ad=ad)
+    img = (
+        '<img src="https://cache.willhaben.at/a.jpg" class="{}" alt="" loading="lazy" '
+        'referrerpolicy="no-referrer">'
+    )
+    listed = admin_client.get(CHANGELIST).content.decode()
+    assert img.format("lago-thumb") in listed and "javascript:" not in listed
+    page = admin_client.get(reverse("admin:tracker_ad_change", args=[shown.pk])).content.decode()
+    assert img.format("lago-image") in page
+    page = admin_client.get(reverse("admin:tracker_ad_change", args=[hostile.pk])).content.decode()
+    assert "<img src=" not in page

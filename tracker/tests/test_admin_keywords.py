@@ -2,8 +2,10 @@
 messages."""
 
 import datetime as dt
+from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.urls import reverse
 from django.utils import timezone
@@ -62,7 +64,7 @@ def test_list_fits_a_laptop_in_five_columns(admin_client):
     ]
     row = response.content.decode()
     assert '<span class="lago-kw-name">Mietwohnungen Wien · bis € 1.100</span>' in row
-    assert "willhaben · every 15 min · paused" in row
+    assert f"#{kw.pk} · willhaben · every 15 min · paused" in row
     assert '<span class="lago-badge lago-red">failed</span>' in row and "bad_response" in row
 
 
@@ -163,3 +165,36 @@ def test_add_form_accepts_valid_input(admin_client):
     response = admin_client.post(ADD, keyword_form())
     assert response.status_code == 302
     assert Keyword.objects.get().query == "rtx 3080"
+
+
+def test_a_duplicate_search_is_refused_with_a_link_to_the_existing_keyword(admin_client):
+    """Same source, same query up to case and spacing: refused, naming the keyword it repeats."""
+    first = make_keyword(name="Fahrrad Wien", query="fahrrad  rot")
+    response = admin_client.post(ADD, keyword_form(query=" Fahrrad Rot "))
+    assert response.status_code == 200
+    page = response.content.decode()
+    change = reverse("admin:tracker_keyword_change", args=[first.pk])
+    assert f'This search exists already: <a href="{change}">Fahrrad Wien</a> (#{first.pk}).' in page
+    assert Keyword.objects.count() == 1
+
+
+def test_a_keyword_saved_again_is_not_its_own_duplicate(admin_client):
+    kw = make_keyword(query="rtx 3080")
+    change = reverse("admin:tracker_keyword_change", args=[kw.pk])
+    response = admin_client.post(change, keyword_form(query="RTX 3080", name="Grafikkarte"))
+    assert response.status_code == 302
+    kw.refresh_from_db()
+    assert (kw.query, kw.name) == ("RTX 3080", "Grafikkarte")
+
+
+def test_an_overdue_next_run_says_so(admin_client, settings):
+    """A next run whose time has passed reads "overdue since 18:58", not a bare past time."""
+    settings.LANGUAGE_CODE = "de"
+    vienna = ZoneInfo("Europe/Vienna")
+    with time_machine.travel(dt.datetime(2026, 12, 4, 19, 5, tzinfo=vienna), tick=False):
+        make_keyword(query="late", next_run_at=dt.datetime(2026, 12, 4, 18, 58, tzinfo=vienna))
+        make_keyword(query="soon", next_run_at=dt.datetime(2026, 12, 4, 19, 10, tzinfo=vienna))
+        html = admin_client.get(CHANGELIST).content.decode()
+    assert "überfällig seit 18:58" in html
+    assert '<span class="lago-nowrap">19:10</span>' in html
+    assert "überfällig seit 19:10" not in html

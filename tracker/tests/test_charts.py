@@ -86,3 +86,13 @@ def test_a_gone_ads_chart_ends_when_it_went():
     ad = SimpleNamespace(first_seen_at=at(0), price=Decimal("80"), gone_at=at(3))
     changes = [SimpleNamespace(seen_at=at(2), old_price=Decimal("100"), new_price=Decimal("80"))]
     assert ad_price_points(ad, changes, at(5))[-1] == (at(3), Decimal("80"))
+
+
+def test_points_of_one_day_are_labelled_with_their_times():
+    """Two x labels both reading "01.02.2025" say nothing: same-day points carry the time."""
+    svg = price_chart_svg([(at(0), Decimal("120")), (at(0) + dt.timedelta(hours=9), Decimal("99"))])
+    texts = [t.text for t in parse(svg).iter("{http://www.w3.org/2000/svg}text")]
+    assert "01.02.2025 00:30" in texts and "01.02.2025 09:30" in texts
+    assert "01.02.2025 09:30: € 99" in svg  # the point's tooltip too
+    days = price_chart_svg([(at(0), Decimal("120")), (at(3), Decimal("99"))])
+    assert "00:30" not in days and "01.02.2025" in days

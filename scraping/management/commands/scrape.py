@@ -58,7 +58,7 @@ class Command(BaseCommand):
             raise CommandError("--pages must be at least 1")
         keyword = self._keyword(target, source)
         dry_run = dry_run or keyword.pk is None
-        kind = ScrapeRun.Kind.SWEEP if sweep else ScrapeRun.Kind.SCHEDULED
+        kind = ScrapeRun.Kind.SWEEP if sweep else ScrapeRun.Kind.MANUAL
         run = None if dry_run else self._start_run(keyword, kind)
         rows = []
         collect = self._collect(keyword, rows, verbosity)
