@@ -13,11 +13,36 @@ from dataclasses import replace
 from decimal import Decimal
 from urllib.parse import urlsplit
 
+from scraping.errors import ParseError
 from tracker.models import Ad
 
 
 class BadAd(ValueError):
     """The ad cannot be stored as the marketplace sent it; it is skipped, the page goes on."""
+
+
+# What a parser raises for an item whose structure it does not know.
+SHAPE_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError)
+
+
+def fit_page(items, parse, *, kind, body):
+    """(ads that fit, reasons for the skipped ones) of a page's raw `items`, each read by `parse`.
+
+    One item with an unusable value or an unknown structure is skipped and named; a page where
+    no item could be read and some had an unknown structure is a format change, not a page of
+    bad ads: ParseError.
+    """
+    ads, bad, misshapen = [], [], []
+    for item in items:
+        try:
+            ads.append(fit_ad(parse(item)))
+        except BadAd as exc:
+            bad.append(str(exc))
+        except SHAPE_ERRORS as exc:
+            misshapen.append(f"{kind} in an unknown format: {exc!r}"[:300])
+    if misshapen and not ads:
+        raise ParseError(f"unexpected {kind} format: {misshapen[0]}", body=body)
+    return ads, bad + misshapen
 
 
 def _max_length(name):

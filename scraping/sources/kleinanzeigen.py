@@ -20,7 +20,7 @@ from lib.money import price_range
 from scraping import http
 from scraping.errors import BadQuery, FetchError, ParseError
 from scraping.sources.base import Page, ParsedAd, Source
-from scraping.sources.fit import BadAd, fit_ad
+from scraping.sources.fit import BadAd, fit_page
 from scraping.sources.kleinanzeigen_values import place, price, published
 
 AD_URL_BASE = "https://www.kleinanzeigen.de"
@@ -49,8 +49,6 @@ CHALLENGE_MARKERS = (
     "bist du ein mensch",
 )
 MAX_SCAN = 20_000  # characters of a non-result page searched for the markers above
-# What a misshapen card raises in parse_card (a value it cannot read is a BadAd).
-SHAPE_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError)
 
 
 @dataclass(frozen=True)
@@ -233,16 +231,7 @@ def parse_page(content, *, number, cursor=None, now):
         return Page(number=number, ads=[], rows_found=0, is_last=True)
     if len(cards) > MAX_PAGE_ADS:
         raise ParseError(f"{len(cards)} cards on one page (at most {MAX_PAGE_ADS})", body=content)
-    ads, bad, misshapen = [], [], []
-    for card in cards:
-        try:
-            ads.append(fit_ad(parse_card(card, now)))
-        except BadAd as exc:
-            bad.append(str(exc))
-        except SHAPE_ERRORS as exc:
-            misshapen.append(f"card in an unknown format: {exc!r}"[:300])
-    if misshapen and not ads:
-        raise ParseError(f"unexpected card format: {misshapen[0]}", body=content)
+    ads, bad = fit_page(cards, lambda card: parse_card(card, now), kind="card", body=content)
     regular = [card for card in cards if not _is_top(card)]
     page = Page(
         number=number,
@@ -251,8 +240,8 @@ def parse_page(content, *, number, cursor=None, now):
         reached_cursor=reaches_cursor(ads, cursor),
         is_last=not regular or tree.css_first("a.pagination-next") is None,
     )
-    if bad or misshapen:
-        page.extra["bad_ads"] = bad + misshapen
+    if bad:
+        page.extra["bad_ads"] = bad
     return page
 
 

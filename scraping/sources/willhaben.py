@@ -17,7 +17,7 @@ from django.conf import settings
 from scraping import http
 from scraping.errors import BadQuery, FetchError, ParseError
 from scraping.sources.base import Page, ParsedAd, Source
-from scraping.sources.fit import BadAd, fit_ad
+from scraping.sources.fit import BadAd, fit_page
 from scraping.sources.willhaben_values import count, price, published, seller
 
 API_PREFIX = "/webapi/iad/search/atz/seo/"
@@ -31,8 +31,6 @@ PAGING_PARAMS = {"page", "rows", "sort", "publishedDateTo"}
 NEXT_DATA_RE = re.compile(rb'<script id="__NEXT_DATA__"[^>]*>(.*?)</script>', re.S)
 # More ads than any page holds (rows are capped at MAX_ROWS, a few paid ads sit on top).
 MAX_PAGE_ADS = 2 * MAX_ROWS
-# What a misshapen `advertSummary` entry raises in parse_ad (a value it cannot read is a BadAd).
-SHAPE_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError)
 
 
 class WillhabenSource(Source):
@@ -199,20 +197,7 @@ def build_page(result, *, number, rows, cursor, body=b""):
         raise ParseError(f"{len(raw_ads)} ads on one page (at most {MAX_PAGE_ADS})", body=body)
     rows_found = count(result, "rowsFound", 0, body)
     rows_returned = count(result, "rowsReturned", len(raw_ads), body)
-    ads, bad, misshapen = [], [], []
-    for raw in raw_ads:
-        try:
-            ads.append(fit_ad(parse_ad(raw)))
-        except BadAd as exc:
-            # One ad the columns cannot hold or whose values are unreadable: skip it, keep the
-            # page (counted as bad_ads).
-            bad.append(str(exc))
-        except SHAPE_ERRORS as exc:
-            # AttributeError: a list or number where an object belongs (e.g. advertImage: [1]).
-            misshapen.append(f"ad in an unknown format: {exc!r}"[:300])
-    if misshapen and not ads:
-        raise ParseError(f"unexpected ad format: {misshapen[0]}", body=body)
-    bad += misshapen
+    ads, bad = fit_page(raw_ads, parse_ad, kind="ad", body=body)
     is_last = rows_returned < rows or number * rows >= rows_found
     page = Page(
         number=number,
@@ -259,7 +244,7 @@ def next_link_pin(result):
 def parse_ad(raw):
     """One `advertSummary` entry as a ParsedAd.
 
-    Raises BadAd for a value it cannot use (the ad is skipped) and one of SHAPE_ERRORS for an
+    Raises BadAd for a value it cannot use (the ad is skipped) and one of fit.SHAPE_ERRORS for an
     entry that is not the structure we know.
     """
     attrs = {a["name"]: a.get("values") or [] for a in raw["attributes"]["attribute"]}
