@@ -1,11 +1,26 @@
-"""The guard every server entry point runs once Django is set up.
+"""How every server entry point (lago.wsgi, lago.asgi) starts.
 
-gunicorn (lago.wsgi) and an ASGI server (lago.asgi) run no system checks of their own: without
-this guard they would serve with the dev SECRET_KEY (lago.E001) that manage.py refuses.
+gunicorn and ASGI servers run no system checks of their own: without the guard below they would
+serve with the dev SECRET_KEY (lago.E001) that manage.py refuses. A bare checkout may have no
+compiled catalogue yet: it is compiled before Django loads one.
 """
+
+import os
 
 from django.core import checks
 from django.core.management.base import SystemCheckError
+
+from lib.catalogues import ensure_compiled
+
+
+def start(get_application):
+    """The application `get_application` builds, once the catalogue is compiled and the security
+    checks pass."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lago.settings")
+    ensure_compiled()
+    application = get_application()
+    refuse_insecure_start()
+    return application
 
 
 def refuse_insecure_start():
