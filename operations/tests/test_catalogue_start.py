@@ -13,7 +13,7 @@ from django.conf import settings
 
 from lib.catalogues import ensure_compiled, is_stale
 from operations.checks import check_catalogues
-from tests.processes import child_env
+from tests.processes import child_env, copy_project
 
 PO = settings.BASE_DIR / "locale" / "de" / "LC_MESSAGES" / "django.po"
 # What `manage.py migrate` and a send need; tests, build output and databases stay behind.
@@ -93,16 +93,7 @@ def test_a_fresh_checkout_started_with_migrate_sends_german(tmp_path, telegram_s
     `manage.py migrate`, then a new-ad notification through the fake Bot API."""
     project = tmp_path / "lago"
     project.mkdir()
-    for name in PROJECT:
-        source = settings.BASE_DIR / name
-        if source.is_dir():
-            shutil.copytree(
-                source,
-                project / name,
-                ignore=shutil.ignore_patterns("tests", "__pycache__", "*.mo"),
-            )
-        else:
-            shutil.copy(source, project / name)
+    copy_project(project, PROJECT)
     mo = project / "locale" / "de" / "LC_MESSAGES" / "django.mo"
     assert not mo.exists()
     env = child_env(

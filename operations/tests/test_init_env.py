@@ -1,16 +1,15 @@
 """First login: after `make run`'s init_env, manage.py works in a shell with no environment."""
 
 import io
-import shutil
 import stat
 import subprocess
 import sys
 
 import pytest
-from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from operations.management.commands.init_env import ensure_local_env
+from tests.processes import copy_project
 
 PROJECT_PARTS = [
     "manage.py",
@@ -22,18 +21,6 @@ PROJECT_PARTS = [
     "operations",
     "templates",
 ]
-
-
-def _copy_project(tmp_path):
-    for part in PROJECT_PARTS:
-        source = settings.BASE_DIR / part
-        if source.is_dir():
-            shutil.copytree(
-                source, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "tests")
-            )
-        else:
-            shutil.copy(source, tmp_path / part)
-    return tmp_path
 
 
 def _manage(project, *args):
@@ -49,7 +36,7 @@ def _manage(project, *args):
 
 
 def test_manage_py_works_without_environment_after_init_env(tmp_path):
-    project = _copy_project(tmp_path)
+    project = copy_project(tmp_path, PROJECT_PARTS)
     before = _manage(project, "check")
     assert "lago.E001" in before.stderr  # the defect: only `make` had SECRET_KEY/DEBUG
 

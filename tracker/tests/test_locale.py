@@ -13,6 +13,7 @@ from django.conf import settings
 
 from lib.catalogues import compile_catalogue
 from tests.factories import make_keyword
+from tests.processes import copy_project
 
 PO = settings.BASE_DIR / "locale" / "de" / "LC_MESSAGES" / "django.po"
 # What makemessages reads: the apps and templates, not tests or build output.
@@ -60,16 +61,7 @@ def _placeholders(text):
 def test_makemessages_finds_no_string_without_a_german_translation(tmp_path):
     """Every gettext string in the code has its German text: makemessages on a copy adds nothing
     untranslated."""
-    for name in SOURCES:
-        source = settings.BASE_DIR / name
-        if source.is_dir():
-            shutil.copytree(
-                source,
-                tmp_path / name,
-                ignore=shutil.ignore_patterns("tests", "__pycache__", "*.mo"),
-            )
-        else:
-            shutil.copy(source, tmp_path / name)
+    copy_project(tmp_path, SOURCES)
     shutil.copytree(
         settings.BASE_DIR / "locale", tmp_path / "locale", ignore=shutil.ignore_patterns("*.mo")
     )
