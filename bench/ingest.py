@@ -1,9 +1,8 @@
 """Ingest 10,000 parsed ads: the bulk path (scraping.ingest) vs a naive per-ad update_or_create
 loop.
 
-    /work/main/.venv/bin/python bench/ingest.py                                   # temp SQLite file
-    DATABASE_URL=postgres://postgres@127.0.0.1:55432/lago_wt3 /work/main/.venv/bin/python
-    bench/ingest.py
+    .venv/bin/python bench/ingest.py        # a temporary SQLite file
+    DATABASE_URL=postgres://postgres@127.0.0.1:55432/lago_wt3 .venv/bin/python bench/ingest.py
 
 Each path gets the same work: 10,000 ads in pages of 200 (the API's row cap), half
 of them already stored and linked to the keyword (seeded untimed), 10% of the

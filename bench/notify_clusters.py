@@ -9,8 +9,8 @@ twice with the shared pace.
 
     .venv/bin/python bench/notify_clusters.py                  # SQLite in a temporary file
     DATABASE_URL=postgres://... .venv/bin/python bench/notify_clusters.py
-    Q_BROKER=redis REDIS_URL=redis://127.0.0.1:6379/0 DATABASE_URL=postgres://... .venv/bin/python
-    bench/notify_clusters.py
+    Q_BROKER=redis REDIS_URL=redis://127.0.0.1:6379/0 DATABASE_URL=postgres://... \
+        .venv/bin/python bench/notify_clusters.py
 
 The last line is one JSON object.
 """

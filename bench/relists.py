@@ -1,7 +1,6 @@
 """Relist matching (Ad.objects.match_new_ads): one indexed query per page of 200 new ads.
 
-    .venv/bin/python bench/relists.py                                              # temp SQLite
-    file
+    .venv/bin/python bench/relists.py        # a temporary SQLite file
     DATABASE_URL=postgres://postgres@127.0.0.1:55432/<db> .venv/bin/python bench/relists.py
 
 Seeds 100,000 ads, 20,000 of them gone within RELIST_WINDOW_DAYS, then matches 50 pages

@@ -1,6 +1,6 @@
 """Run every bench script and print each figure beside its goal (`make bench`).
 
-    /work/main/.venv/bin/python bench/run_all.py [--only health] [--only notify] [--list]
+    .venv/bin/python bench/run_all.py [--only health] [--only notify] [--list]
 
 A bench script is a bench/*.py with a `__main__` block that is not a helper (HELPERS).
 Each prints one JSON object as its last line; the goals are the ```goals block of

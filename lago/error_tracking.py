@@ -1,12 +1,10 @@
 """Optional error tracking: with SENTRY_DSN set, ERROR log lines and uncaught
 exceptions are sent to Sentry, or to GlitchTip (same protocol, any host in the DSN).
 
-INFO and WARNING lines only travel as breadcrumbs of a later event. No personal
-data (sentry-sdk's default, `send_default_pii` off: no user, IP address, cookies), and every string
-of an
-event or breadcrumb (messages, exception values, stack-frame variables, URLs) goes
-through the log redaction (lib.log_filters): the bot token and proxy credentials
-never leave the process.
+INFO and WARNING lines only travel as breadcrumbs of a later event. No personal data (sentry-sdk's
+default, `send_default_pii` off: no user, IP address, cookies), and every string of an event or
+breadcrumb (messages, exception values, stack-frame variables, URLs) goes through the log redaction
+(lib.log_filters): the bot token and proxy credentials never leave the process.
 """
 
 import logging

@@ -46,10 +46,8 @@ def _runs_24h(stats, since):
 
 def _recent_problems(limit=10):
     """The newest failed, banned or skipped runs: one query per status, each the newest `limit` rows
-    of
-    scraperun_status_idx (status, started_at). One `status IN (…)` query sorts every problem run of
-    the
-    retained history (hundreds of thousands at six months) to keep ten."""
+    of scraperun_status_idx (status, started_at). One `status IN (…)` query sorts every problem run
+    of the retained history (hundreds of thousands at six months) to keep ten."""
     newest = []
     for status in PROBLEM_STATUSES:
         newest += (

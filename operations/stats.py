@@ -71,8 +71,8 @@ def _overdue_s(keyword, now):
 
 def keyword_values(latest_runs=True):
     """Every keyword's shown columns and, with `latest_runs`, its latest run (a skip does not hide
-    the run
-    before it) as "last_run": two queries (one without `latest_runs`: /metrics shows no run).
+    the run before it) as "last_run": two queries (one without `latest_runs`: /metrics shows no
+    run).
 
     The last success is the keyword's stored `last_success_at` (set when a run finishes):
     searching a failing keyword's history for its last done run reads every run since.
@@ -283,8 +283,7 @@ def summary(now, queue=None, window=None):
 
 def collect_stats(now=None, queue=None, latest_runs=True):
     """Every figure of /stats. `queue`: the health report's queue_summary(), when the caller has
-    one;
-    `latest_runs=False` leaves out each keyword's latest run (`keyword_runs[…]["last_run"]`).
+    one; `latest_runs=False` leaves out each keyword's latest run (`keyword_runs[…]["last_run"]`).
 
     "read_at" says when the cached readings were taken ("runs_24h", "keyword_runs"): `now`
     unless the installation is big (operations.stats_cache); overdue is always as of `now`.

@@ -129,8 +129,7 @@ def descendants(pid):
 
 def sender_loop(seconds):
     """A `manage.py shell` script that sends until no row is pending (at most `seconds`), starting
-    at
-    the epoch time in $PACE_START_AT, so that several senders start together."""
+    at the epoch time in $PACE_START_AT, so that several senders start together."""
     return f"""
 import os, time
 from notifications.models import Notification

@@ -152,9 +152,8 @@ class CoreKeywordAdmin(KeywordActivityAdmin, admin.ModelAdmin):
 
     def get_queryset(self, request):
         # Correlated COUNT(*) subqueries, each an index-only range of keywordad_found_idx (keyword,
-        # found_at):
-        # no JOIN of the keyword rows with their ads, and only the rows of the page shown are
-        # counted.
+        # found_at): no JOIN of the keyword rows with their ads, and only the rows of the page shown
+        # are counted.
         day_ago = timezone.now() - timedelta(hours=24)
         return (
             super()

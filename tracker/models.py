@@ -271,8 +271,7 @@ class Ad(models.Model):
     # reappears.
     gone_at = models.DateTimeField(_("gone since"), null=True, blank=True)
     # Relists (tracker.relists): the title as they compare it, kept in step with title, and the gone
-    # ad
-    # this one relists, whose price history comes before this one's.
+    # ad this one relists, whose price history comes before this one's.
     title_key = models.CharField(
         max_length=TITLE_KEY_LENGTH, blank=True, default="", editable=False
     )

@@ -3,8 +3,8 @@ receives.
 
 server = FakeSentry().start()
 server.dsn                 # http://publickey@127.0.0.1:PORT/1
-server.envelopes           # [(headers, [(item_headers, payload), ...]), ...]; payload is a dict for
-JSON items
+server.envelopes           # [(headers, [(item_headers, payload), ...]), ...]
+                           # (payload: a dict for JSON items)
 server.events()            # the payloads of "event" items
 server.raw                 # every decompressed request body (bytes), to search for leaked text
 """

@@ -119,8 +119,8 @@ def test_web_healthcheck_passes_with_a_stale_scheduler_and_only_the_public_domai
     service_env,
 ):
     """/health is 503 once the scheduler is stale; the web container stays healthy, with
-    ALLOWED_HOSTS
-    holding only the public domain (the probe sends it as Host). Without web it fails."""
+    ALLOWED_HOSTS holding only the public domain (the probe sends it as Host). Without web it fails.
+    """
     env = {**service_env, "HEALTHCHECK_SCHEDULER_STALE_S": "1", "ALLOWED_HOSTS": "lago.example.org"}
     proc, port, check = start_web(env)
     public = {"Host": "lago.example.org"}
