@@ -144,9 +144,22 @@ def first_runs_done():
     return done.values("keyword").distinct().count() >= KEYWORDS + 1  # and the Run now keyword
 
 
+def put_new_ad(willhaben, query, token, *, price, seller):
+    """Puts a new ad, published now, on top of `query`'s results in the fake willhaben."""
+    from tests.fakes.willhaben_factory import make_raw_ad
+
+    ad = make_raw_ad(
+        title=f"{token} {query}",
+        published=datetime.now(UTC),
+        price=str(price),
+        seller=str(seller),
+    )
+    # One reference swap: the server thread sees the old list or the new one.
+    willhaben.ads_for_query[query] = [ad, *willhaben.ads_for_query[query]]
+
+
 def publish(willhaben, queries):
     """Adds the new ads at random moments; returns {token: (query, monotonic publish time)}."""
-    from tests.fakes.willhaben_factory import make_raw_ad
 
     rng = random.Random(33)
     events = []
@@ -159,15 +172,8 @@ def publish(willhaben, queries):
     for n, (offset, query) in enumerate(sorted(events)):
         time.sleep(max(0.0, start + offset - time.monotonic()))
         token = f"bench-{n:05d}"
-        ad = make_raw_ad(
-            title=f"{token} {query}",
-            published=datetime.now(UTC),
-            price=str(100 + n),
-            seller=str(50_000_000 + n),
-        )
+        put_new_ad(willhaben, query, token, price=100 + n, seller=50_000_000 + n)
         published[token] = (query, time.monotonic())
-        # One reference swap: the server thread sees the old list or the new one.
-        willhaben.ads_for_query[query] = [ad, *willhaben.ads_for_query[query]]
     return published
 
 
@@ -271,7 +277,6 @@ def run_now(operator, keyword, willhaben, telegram, proc):
     from django.db import connections
 
     from scraping.models import ScrapeRun
-    from tests.fakes.willhaben_factory import make_raw_ad
 
     rng = random.Random(34)
     clicks = {}
@@ -282,13 +287,7 @@ def run_now(operator, keyword, willhaben, telegram, proc):
         time.sleep(max(0.0, start + (n + rng.random()) * slot - time.monotonic()))
         action, csrf = operator.open_keyword(keyword)
         token = f"bench-r{n:04d}"
-        ad = make_raw_ad(
-            title=f"{token} {RUN_NOW_QUERY}",
-            published=datetime.now(UTC),
-            price=str(900 + n),
-            seller=str(49_000_001 + n),
-        )
-        willhaben.ads_for_query[RUN_NOW_QUERY] = [ad, *willhaben.ads_for_query[RUN_NOW_QUERY]]
+        put_new_ad(willhaben, RUN_NOW_QUERY, token, price=900 + n, seller=49_000_001 + n)
         started = ScrapeRun.objects.filter(keyword=keyword).exclude(status=ScrapeRun.Status.SKIPPED)
         before = started.count()
         clicks[token] = operator.click(action, csrf)
