@@ -282,8 +282,7 @@ def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, earlier, now):
         chats = tuple(
             chat_id
             for chat_id, rule, value in subs
-            if kind != Notification.Kind.PRICE_DROP
-            or Subscription.rule_accepts(rule, value, price, old_price)
+            if Subscription.wants(rule, value, kind, price, old_price)
         )
         if chats:
             audiences.setdefault(chats, []).append(event)

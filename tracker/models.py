@@ -15,6 +15,7 @@ from lib.money import format_price
 
 # Defined in its own module (one job per file); imported here so Django finds it as tracker's model.
 from tracker.heartbeat import Heartbeat  # noqa: F401
+from tracker.price_judgement import PriceLabel
 from tracker.relists import TITLE_KEY_LENGTH, RelistQuerySet, title_key
 
 
@@ -355,6 +356,17 @@ class KeywordAd(models.Model):
     # The price this keyword last saw. A drop is judged against it, not against
     # Ad.price, which another keyword's run may already have moved.
     price = models.DecimalField(_("price"), max_digits=12, decimal_places=2, null=True, blank=True)
+    # The judgement of `price` against the keyword's other ads, kept from the last change.
+    price_label = models.CharField(
+        _("price judgement"), max_length=16, choices=PriceLabel.choices, blank=True, default=""
+    )
+    price_percent = models.DecimalField(
+        _("against the median (%)"), max_digits=7, decimal_places=1, null=True, blank=True
+    )
+    price_median = models.DecimalField(
+        _("median of comparables"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
+    price_n = models.PositiveIntegerField(_("comparables"), default=0)
 
     objects = KeywordAdQuerySet.as_manager()
 

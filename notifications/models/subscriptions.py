@@ -142,6 +142,14 @@ class Subscription(models.Model):
         self.save(update_fields=["drop_rule", "drop_value"])
 
     @staticmethod
+    def wants(rule, value, kind, price, old_price, judgement=None):
+        """Does a chat with the rule (`rule`, `value`) want an event of `kind` ("new" or
+        "price_drop") at `price`, judged `judgement` (a tracker.price_judgement.Judgement)?"""
+        if kind != "price_drop":
+            return True
+        return Subscription.rule_accepts(rule, value, price, old_price)
+
+    @staticmethod
     def rule_accepts(rule, value, price, old_price):
         """Does a drop from `old_price` to `price` pass the rule (`rule`, `value`)?"""
         if rule == Subscription.DropRule.PERCENT:
