@@ -163,6 +163,14 @@ def subscribe(ref: ChatRef, args=()) -> Reply:
     name = f"#{keyword.pk} {esc(keyword.display_name)}"
     if rule is not None:
         values = {"name": name, "rule": esc(sub.describe_rule())}
+        if sub.drop_rule == Subscription.DropRule.DEAL and created:
+            return Reply(
+                "✅ " + _("Subscribed to %(name)s: %(rule)s (new ads and price drops).") % values
+            )
+        if sub.drop_rule == Subscription.DropRule.DEAL:
+            return Reply(
+                "✅ " + _("Updated %(name)s: %(rule)s (new ads and price drops).") % values
+            )
         if created:
             return Reply(
                 "✅ " + _("Subscribed to %(name)s: new ads, and price drops: %(rule)s.") % values
