@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from notifications.alerts import enqueue_admin_alert
-from notifications.bot import drop_rules, keyboards, quiet_command
+from notifications.bot import drop_rules, keyboards, price_command, quiet_command
 from notifications.bot.access import approve
 from notifications.bot.drop_rules import RuleError, split_rule
 from notifications.bot.durations import DurationError, describe, parse_duration
@@ -337,6 +337,10 @@ def add(ref: ChatRef, args=()) -> Reply:
     return Reply("📝 " + proposed % {"id": keyword.pk, "query": esc(query)})
 
 
+def price(ref: ChatRef, args=()) -> Reply:
+    return price_command.price(ref, args, _keyword_arg)
+
+
 COMMANDS = {
     "help": help_,
     "keywords": keywords,
@@ -348,6 +352,7 @@ COMMANDS = {
     "stop": stop,
     "add": add,
     "quiet": quiet_command.quiet,
+    "price": price,
 }
 
 

@@ -18,6 +18,7 @@ def help_text(chat):
         "/subscribe 12 deal 20% — "
         + _("only ads and drops at least 20 % under the median of comparable ads"),
         "/unsubscribe &lt;id&gt; — " + _("stop following it"),
+        "/price 12 450 — " + _("how € 450 compares with the ads of keyword 12 you follow"),
         "/mute ["
         + _("duration")
         + "] — "
