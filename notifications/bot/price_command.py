@@ -55,9 +55,11 @@ def price(ref: ChatRef, args, find_keyword) -> Reply:
     chat = chat_of(ref)
     keyword, error = find_keyword(args[:-1], "price", active_only=False, chat=chat)
     if error:
+        logger.info("bot: chat %s: /price %r refused: no such keyword", ref.chat_id, " ".join(args))
         return Reply(error.text + "\n" + usage())
     name = f"#{keyword.pk} {esc(keyword.display_name)}"
     if not Subscription.objects.filter(chat=chat, keyword=keyword).exists():
+        logger.info("bot: chat %s: /price for #%s refused: not followed", ref.chat_id, keyword.pk)
         return Reply(
             _(
                 "You do not follow %(name)s: /price judges prices for the keywords you follow. "

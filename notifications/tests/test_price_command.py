@@ -64,7 +64,7 @@ def test_bad_input_is_answered_with_the_usage(bot, followed, args, expected):
     assert USAGE in reply
 
 
-def test_price_for_a_keyword_the_chat_does_not_follow_is_refused(bot, member):
+def test_price_for_a_keyword_the_chat_does_not_follow_is_refused(bot, member, caplog):
     other = make_keyword(name="Laptop")
     make_subscription(keyword=other)
     paused = make_subscription(keyword=make_keyword(name="Secret", is_active=False)).keyword
@@ -74,6 +74,11 @@ def test_price_for_a_keyword_the_chat_does_not_follow_is_refused(bot, member):
     )
     reply = bot.reply(ALLOWED, f"/price {paused.pk} 450")
     assert "Secret" not in reply and f"There is no active keyword #{paused.pk}" in reply
+    logged = [r.getMessage() for r in caplog.records if r.name == "notifications.bot.price_command"]
+    assert logged == [
+        f"bot: chat {ALLOWED}: /price for #{other.pk} refused: not followed",
+        f"bot: chat {ALLOWED}: /price '{paused.pk} 450' refused: no such keyword",
+    ]
 
 
 def test_a_paused_keyword_the_chat_follows_is_judged(bot, member):
