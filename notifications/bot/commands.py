@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from notifications.alerts import enqueue_admin_alert
-from notifications.bot import drop_rules, keyboards, quiet_command
+from notifications.bot import drop_rules, keyboards, price_command, quiet_command
 from notifications.bot.access import approve
 from notifications.bot.drop_rules import RuleError, split_rule
 from notifications.bot.durations import DurationError, describe, parse_duration
@@ -163,6 +163,14 @@ def subscribe(ref: ChatRef, args=()) -> Reply:
     name = f"#{keyword.pk} {esc(keyword.display_name)}"
     if rule is not None:
         values = {"name": name, "rule": esc(sub.describe_rule())}
+        if sub.drop_rule == Subscription.DropRule.DEAL and created:
+            return Reply(
+                "✅ " + _("Subscribed to %(name)s: %(rule)s (new ads and price drops).") % values
+            )
+        if sub.drop_rule == Subscription.DropRule.DEAL:
+            return Reply(
+                "✅ " + _("Updated %(name)s: %(rule)s (new ads and price drops).") % values
+            )
         if created:
             return Reply(
                 "✅ " + _("Subscribed to %(name)s: new ads, and price drops: %(rule)s.") % values
@@ -329,6 +337,10 @@ def add(ref: ChatRef, args=()) -> Reply:
     return Reply("📝 " + proposed % {"id": keyword.pk, "query": esc(query)})
 
 
+def price(ref: ChatRef, args=()) -> Reply:
+    return price_command.price(ref, args, _keyword_arg)
+
+
 COMMANDS = {
     "help": help_,
     "keywords": keywords,
@@ -340,6 +352,7 @@ COMMANDS = {
     "stop": stop,
     "add": add,
     "quiet": quiet_command.quiet,
+    "price": price,
 }
 
 

@@ -1,5 +1,5 @@
-"""Drop rules from the chat: `/subscribe <keyword> [below <price> | drop <N>% | every]` and the
-buttons on drop messages."""
+"""Drop rules from the chat: `/subscribe <keyword> [below <price> | drop <N>% | deal <N>% | every]`
+and the buttons on ad messages."""
 
 import logging
 from decimal import Decimal, InvalidOperation
@@ -13,7 +13,11 @@ from notifications.models import Subscription
 
 logger = logging.getLogger(__name__)
 
-RULE_WORDS = {"below": Subscription.DropRule.BELOW, "drop": Subscription.DropRule.PERCENT}
+RULE_WORDS = {
+    "below": Subscription.DropRule.BELOW,
+    "drop": Subscription.DropRule.PERCENT,
+    "deal": Subscription.DropRule.DEAL,
+}
 
 
 class RuleError(ValueError):
@@ -41,6 +45,11 @@ def _value(rule, raw):
     try:
         value = Decimal(text)
     except InvalidOperation:
+        if rule == Subscription.DropRule.DEAL:
+            raise RuleError(
+                _("“%(value)s” is not a percentage: send e.g. /subscribe 12 deal 20%%.")
+                % {"value": raw}
+            ) from None
         raise RuleError(
             _(
                 "“%(value)s” is not a number: send e.g. /subscribe 12 below 500 or /subscribe 12 "
@@ -84,10 +93,10 @@ def press(chat, data) -> CallbackReply:
             alert=True,
         )
     apply_rule(subscription, (rule, value))
-    return CallbackReply(
-        _("✅ %(keyword)s: price drops: %(rule)s.")
-        % {"keyword": subscription.keyword.display_name, "rule": subscription.describe_rule()}
-    )
+    values = {"keyword": subscription.keyword.display_name, "rule": subscription.describe_rule()}
+    if rule == Subscription.DropRule.DEAL:
+        return CallbackReply(_("✅ %(keyword)s: %(rule)s (new ads and price drops).") % values)
+    return CallbackReply(_("✅ %(keyword)s: price drops: %(rule)s.") % values)
 
 
 def _valid(rule, value):

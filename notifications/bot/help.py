@@ -15,7 +15,10 @@ def help_text(chat):
         "/subscribe 12 below 500 — " + _("price drops only to € 500 or less"),
         "/subscribe 12 drop 10% — "
         + _("only drops of 10 % or more (/subscribe 12 every: every drop)"),
+        "/subscribe 12 deal 20% — "
+        + _("only ads and drops at least 20 % under the median of comparable ads"),
         "/unsubscribe &lt;id&gt; — " + _("stop following it"),
+        "/price 12 450 — " + _("how € 450 compares with the ads of keyword 12 you follow"),
         "/mute ["
         + _("duration")
         + "] — "

@@ -8,6 +8,8 @@ Callback data (at most 64 bytes, Telegram's limit):
     approve:<chat_id>     an admin approves a registration request
     rule:<keyword_id>:every | rule:<keyword_id>:p<N> | rule:<keyword_id>:b<euros>
                           the chat's drop rule for that keyword (on a price-drop message)
+    rule:<keyword_id>:d<N>
+                          only deals N % under the median (on new-ad and price-drop messages)
 """
 
 import re
@@ -23,7 +25,11 @@ from notifications.models.subscriptions import PRICE_MAX
 SNOOZE_SECONDS = 3600
 RULE_PREFIX = "rule:"
 RULE_PERCENT = 10
-RULE_DATA = re.compile(r"rule:([0-9]{1,18}):(every|p([0-9]{1,2})|b([0-9]{1,10}))", re.ASCII)
+# The judgement's default deal threshold (DEAL_PERCENT): "only deals" means what messages call one.
+RULE_DEAL_PERCENT = 15
+RULE_DATA = re.compile(
+    r"rule:([0-9]{1,18}):(every|p([0-9]{1,2})|b([0-9]{1,10})|d([0-9]{1,2}))", re.ASCII
+)
 ACTIONS = {"sub", "unsub", "mutekw", "snooze", "approve"}
 
 
@@ -42,16 +48,18 @@ def parse(data: str | None) -> Action | None:
 
 
 def parse_rule(data: str | None) -> tuple[int, str, Decimal | None] | None:
-    """ "rule:12:p10" → (12, "percent", 10); "b500" → "below", "every" → "every"; None for anything
-    else."""
+    """ "rule:12:p10" → (12, "percent", 10); "b500" → "below", "d15" → "deal", "every" → "every";
+    None for anything else."""
     match = RULE_DATA.fullmatch(data or "")
     if match is None:
         return None
-    keyword_id, spec, percent, below = match.groups()
+    keyword_id, spec, percent, below, deal = match.groups()
     if spec == "every":
         return int(keyword_id), "every", None
     if percent is not None:
         return int(keyword_id), "percent", Decimal(percent)
+    if deal is not None:
+        return int(keyword_id), "deal", Decimal(deal)
     return int(keyword_id), "below", Decimal(below)
 
 
@@ -63,7 +71,8 @@ def round_down(price: Decimal) -> int:
 
 
 def notification_keyboard(keyword_id: int | None, drop_price=None) -> InlineKeyboardMarkup:
-    """The buttons under every ad notification; a price drop's also set the keyword's drop rule."""
+    """The buttons under every ad notification; a price drop's also set the keyword's drop rule, and
+    every ad of a keyword offers its deal-only rule."""
     row = []
     if keyword_id is not None:
         row.append(
@@ -89,6 +98,10 @@ def notification_keyboard(keyword_id: int | None, drop_price=None) -> InlineKeyb
             )
         rules.append(InlineKeyboardButton(_("Every drop"), callback_data=f"{prefix}every"))
         rows.append(rules)
+    if keyword_id is not None:
+        # A row of its own: four buttons in one row cut their labels short on a phone.
+        deal = f"{RULE_PREFIX}{keyword_id}:d{RULE_DEAL_PERCENT}"
+        rows.append([InlineKeyboardButton("💡 " + _("Only deals"), callback_data=deal)])
     return InlineKeyboardMarkup(rows)
 
 

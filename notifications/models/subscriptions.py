@@ -11,9 +11,11 @@ from django.utils.translation import gettext_lazy as _
 
 from lib.money import euro, format_price
 from notifications.models.chats import TelegramChat
+from tracker.price_judgement import PriceLabel
 
-# A percentage is kept to one decimal (12.5 %); 1-99 because a smaller one hears of every cent
-# and 100 % never happens. A target price is kept in cents, at most 100 million euros.
+# A percentage (of a drop, or of a deal under the median) is kept to one decimal (12.5 %); 1-99
+# because a smaller one hears of every cent and 100 % never happens. A target price is kept in
+# cents, at most 100 million euros.
 PERCENT_STEP = Decimal("0.1")
 PERCENT_MIN = Decimal("1")
 PERCENT_MAX = Decimal("99")
@@ -27,6 +29,8 @@ class Subscription(models.Model):
         EVERY = "every", _("every drop")
         PERCENT = "percent", _("drops of at least N %")
         BELOW = "below", _("only at or below a target price")
+        # Filters new ads too: a chat with it hears only of ads judged deals.
+        DEAL = "deal", _("only deals of at least N %")
 
     PERCENT_STEP, PERCENT_MIN, PERCENT_MAX = PERCENT_STEP, PERCENT_MIN, PERCENT_MAX
     PRICE_STEP, PRICE_MIN, PRICE_MAX = PRICE_STEP, PRICE_MIN, PRICE_MAX
@@ -47,7 +51,8 @@ class Subscription(models.Model):
     )
     # "Mute this keyword" from a notification's button.
     muted_until = models.DateTimeField(_("muted until"), null=True, blank=True)
-    # Which price drops this chat hears of (`/subscribe 12 drop 10%`, `/subscribe 12 below 500`).
+    # Which price drops this chat hears of (`/subscribe 12 drop 10%`, `/subscribe 12 below 500`);
+    # `/subscribe 12 deal 20%` also narrows the new ads to deals.
     drop_rule = models.CharField(
         _("price drops"), max_length=16, choices=DropRule.choices, default=DropRule.EVERY
     )
@@ -57,7 +62,10 @@ class Subscription(models.Model):
         decimal_places=2,
         null=True,
         blank=True,
-        help_text=_("The percentage or the target price of the drop rule."),
+        help_text=_(
+            "The percentage or the target price of the drop rule (for deals: the percentage under "
+            "the median)."
+        ),
     )
     created_at = models.DateTimeField(_("created"), default=timezone.now)
 
@@ -71,7 +79,14 @@ class Subscription(models.Model):
             models.CheckConstraint(
                 condition=Q(drop_rule="every")
                 | Q(drop_rule="percent", drop_value__gte=PERCENT_MIN, drop_value__lte=PERCENT_MAX)
-                | Q(drop_rule="below", drop_value__gte=PRICE_MIN, drop_value__lte=PRICE_MAX),
+                | Q(drop_rule="below", drop_value__gte=PRICE_MIN, drop_value__lte=PRICE_MAX)
+                # NULL compares as unknown, which a CHECK lets pass: a deal needs its value.
+                | Q(
+                    drop_rule="deal",
+                    drop_value__isnull=False,
+                    drop_value__gte=PERCENT_MIN,
+                    drop_value__lte=PERCENT_MAX,
+                ),
                 name="subscription_drop_value_in_range",
             ),
         ]
@@ -107,6 +122,16 @@ class Subscription(models.Model):
                 )
                 % {"min": low, "max": high},
                 code="percent_range",
+            )
+        elif rule == cls.DropRule.DEAL:
+            low, high, step = cls.PERCENT_MIN, cls.PERCENT_MAX, cls.PERCENT_STEP
+            error = ValidationError(
+                gettext(
+                    "A deal must be between %(min)s and %(max)s %% under the median (e.g. 20 or "
+                    "12.5)."
+                )
+                % {"min": low, "max": high},
+                code="deal_range",
             )
         else:
             low, high, step = cls.PRICE_MIN, cls.PRICE_MAX, cls.PRICE_STEP
@@ -144,7 +169,19 @@ class Subscription(models.Model):
     @staticmethod
     def wants(rule, value, kind, price, old_price, judgement=None):
         """Does a chat with the rule (`rule`, `value`) want an event of `kind` ("new" or
-        "price_drop") at `price`, judged `judgement` (a tracker.price_judgement.Judgement)?"""
+        "price_drop") at `price`, judged `judgement` (a tracker.price_judgement.Judgement)?
+
+        A deal rule takes new ads and drops alike, and only when the judgement calls the price a
+        deal at least `value` % under the median: a suspicious price, too few comparables or no
+        judgement at all is not a deal.
+        """
+        if rule == Subscription.DropRule.DEAL:
+            return (
+                judgement is not None
+                and judgement.label == PriceLabel.DEAL
+                and judgement.percent is not None
+                and judgement.percent <= -value
+            )
         if kind != "price_drop":
             return True
         return Subscription.rule_accepts(rule, value, price, old_price)
@@ -152,6 +189,8 @@ class Subscription(models.Model):
     @staticmethod
     def rule_accepts(rule, value, price, old_price):
         """Does a drop from `old_price` to `price` pass the rule (`rule`, `value`)?"""
+        if rule == Subscription.DropRule.DEAL:
+            return False  # only wants() sees the judgement a deal needs
         if rule == Subscription.DropRule.PERCENT:
             return old_price > 0 and (old_price - price) * 100 >= value * old_price
         if rule == Subscription.DropRule.BELOW:
@@ -168,4 +207,8 @@ class Subscription(models.Model):
             }
         if self.drop_rule == self.DropRule.BELOW:
             return gettext("drops to %(price)s or less") % {"price": format_price(self.drop_value)}
+        if self.drop_rule == self.DropRule.DEAL:
+            return gettext("only deals at least %(value)s %% under the median") % {
+                "value": f"{self.drop_value.normalize():f}"
+            }
         return gettext("every drop")
