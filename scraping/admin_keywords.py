@@ -113,6 +113,18 @@ class KeywordAdmin(KeywordPageMixin, tracker_admin.CoreKeywordAdmin):
     list_filter = [SourceFilter, "is_active", LastStatusFilter, tracker_admin.AlertFilter]
     inlines = [KeywordSubscriptionInline]
     actions = ["run_now", *tracker_admin.CoreKeywordAdmin.actions]
+    # The add form asks for what an operator decides: the search, its filters and interval. The
+    # schedule (a new keyword is due at the next tick), cursor, alerts, activity and record are
+    # the scheduler's and show on the change page.
+    add_fieldsets = [
+        (None, {"fields": ["name", "query", "source", "is_active", "interval_minutes"]}),
+        (_("Filters"), {"fields": ["price_min", "price_max", "excluded_words"]}),
+    ]
+
+    def get_fieldsets(self, request, obj=None):
+        if obj is None:
+            return self.add_fieldsets
+        return super().get_fieldsets(request, obj)
 
     def get_queryset(self, request):
         latest = ScrapeRun.objects.filter(keyword=OuterRef("pk")).order_by("-started_at", "-id")
