@@ -1,8 +1,10 @@
 import logging
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import display_for_value
 from django.db.models import Count
 from django.utils import timezone, translation
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -38,14 +40,12 @@ class KeywordSubscriptionInline(admin.TabularInline):
 
 @admin.register(TelegramChat)
 class TelegramChatAdmin(admin.ModelAdmin):
+    # Fits 1366 px: the username under the title, the reason and the mute under the status.
     list_display = [
         "chat_id",
-        "title",
-        "username",
+        "name",
         "status_badge",
-        "status_reason",
         "admin_mark",
-        "muted_until",
         "subscriptions_count",
         "created_at",
     ]
@@ -75,11 +75,31 @@ class TelegramChatAdmin(admin.ModelAdmin):
                 % {"count": released},
             )
 
+    @admin.display(description=_("title"), ordering="title")
+    def name(self, obj):
+        if not obj.username:
+            return obj.title or "–"
+        return format_html('{}<br><span class="lago-muted">@{}</span>', obj.title, obj.username)
+
     @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj):
-        return badge(
-            "skipped" if obj.status == TelegramChat.Status.PENDING else obj.status,
-            obj.get_status_display(),
+        muted = ""
+        if obj.muted_until is not None:
+            time = display_for_value(obj.muted_until, "")
+            muted = format_html(
+                '<br><span class="lago-muted lago-nowrap">{}</span>',
+                _("muted until %(until)s") % {"until": time},
+            )
+        return format_html(
+            "{}{}{}",
+            badge(
+                "skipped" if obj.status == TelegramChat.Status.PENDING else obj.status,
+                obj.get_status_display(),
+            ),
+            format_html('<br><span class="lago-muted lago-wrap">{}</span>', obj.status_reason)
+            if obj.status_reason
+            else "",
+            muted,
         )
 
     @admin.display(description=_("admin"), ordering="is_admin")
@@ -171,6 +191,7 @@ class SubscriptionAdmin(admin.ModelAdmin):
 class NotificationAdmin(BigTableAdmin):
     """The outbox: what waits, what failed and why; retry or cancel by hand."""
 
+    # Fits 1366 px: attempts, the sending time and the last error under the status.
     list_display = [
         "id",
         "kind",
@@ -178,10 +199,7 @@ class NotificationAdmin(BigTableAdmin):
         "ad",
         "price_shown",
         "status_badge",
-        "attempts",
         "next_attempt",
-        "short_error",
-        "sent_at",
     ]
     list_select_related = ["chat", "ad"]
     # Every chat (a small table), not RelatedOnlyFieldListFilter's DISTINCT over the outbox.
@@ -217,8 +235,24 @@ class NotificationAdmin(BigTableAdmin):
 
     @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj):
-        # get_status_display() hashes every choice's lazy label, a gettext each, for every row.
-        return badge(obj.status, STATUS_LABELS.get(obj.status, obj.status))
+        """The badge (get_status_display() would hash every choice's lazy label, a gettext each,
+        for every row), then the attempts, the time it was sent, the last error's start."""
+        lines = [ngettext("%(n)d attempt", "%(n)d attempts", obj.attempts) % {"n": obj.attempts}]
+        if obj.sent_at is not None:
+            lines.append(display_for_value(obj.sent_at, ""))  # under the badge "sent"
+        error = (
+            format_html('<br><span class="lago-muted lago-wrap">{}</span>', self.short_error(obj))
+            if obj.last_error
+            else ""
+        )
+        return format_html(
+            "{}{}{}",
+            badge(obj.status, STATUS_LABELS.get(obj.status, obj.status)),
+            format_html_join(
+                "", '<br><span class="lago-muted lago-nowrap">{}</span>', ((x,) for x in lines)
+            ),
+            error,
+        )
 
     @admin.display(description=_("price"), ordering="price")
     def price_shown(self, obj):

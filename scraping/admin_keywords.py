@@ -9,7 +9,8 @@ from decimal import Decimal
 from django import forms
 from django.contrib import admin
 from django.db.models import OuterRef, Subquery
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from lib.badges import badge
@@ -113,6 +114,40 @@ class KeywordAdmin(KeywordPageMixin, tracker_admin.CoreKeywordAdmin):
     list_filter = [SourceFilter, "is_active", LastStatusFilter, tracker_admin.AlertFilter]
     inlines = [KeywordSubscriptionInline]
     actions = ["run_now", *tracker_admin.CoreKeywordAdmin.actions]
+    # The add form asks for what an operator decides: the search, its filters and interval. The
+    # schedule (a new keyword is due at the next tick), cursor, alerts, activity and record are
+    # the scheduler's and show on the change page.
+    add_fieldsets = [
+        (None, {"fields": ["name", "query", "source", "is_active", "interval_minutes"]}),
+        (_("Filters"), {"fields": ["price_min", "price_max", "excluded_words"]}),
+    ]
+
+    def get_fieldsets(self, request, obj=None):
+        if obj is None:
+            return self.add_fieldsets
+        fieldsets = super().get_fieldsets(request, obj)
+        if not self._url_filters(obj):
+            return fieldsets
+        # A pasted URL's other filters, named under the price fields they stand beside.
+        return [
+            (title, {**options, "fields": [*options["fields"], "url_filters"]})
+            if "price_max" in options["fields"]
+            else (title, options)
+            for title, options in fieldsets
+        ]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [*super().get_readonly_fields(request, obj), "url_filters"]
+
+    def _url_filters(self, obj):
+        if obj.source not in registry.SOURCES:  # a keyword of a source since removed
+            return []
+        return registry.get_handler(obj.source)().url_filters(obj.query)
+
+    @admin.display(description=_("filters from the URL"))
+    def url_filters(self, obj):
+        """Sent to the marketplace as the URL has them (Lago's own filters are the fields above)."""
+        return format_html_join(mark_safe("<br>"), "{}", ((f,) for f in self._url_filters(obj)))
 
     def get_queryset(self, request):
         latest = ScrapeRun.objects.filter(keyword=OuterRef("pk")).order_by("-started_at", "-id")

@@ -89,6 +89,11 @@ class Source:
             part for part in (query.strip(), price_range(price_min, price_max)) if part
         )
 
+    def url_filters(self, query) -> list[str]:
+        """The filters a pasted search URL carries beyond its words and prices, in words
+        ("region: Wien"), for the keyword page; the source keeps them in its requests."""
+        return []
+
     def query_price_range(self, query):
         """(min, max) the query itself asks for (a pasted URL's price filter), each None when
         absent: the keyword form copies them into empty price fields, so Lago filters by them

@@ -18,6 +18,7 @@ from scraping import http
 from scraping.errors import BadQuery, FetchError, ParseError
 from scraping.sources.base import Page, ParsedAd, Source
 from scraping.sources.fit import BadAd, fit_page
+from scraping.sources.willhaben_filters import url_filters
 from scraping.sources.willhaben_values import count, price, published, seller
 
 API_PREFIX = "/webapi/iad/search/atz/seo/"
@@ -79,7 +80,17 @@ class WillhabenSource(Source):
                 return
 
     def validate_query(self, query, *, price_min=None, price_max=None):
-        build_request(query, price_min=price_min, price_max=price_max)
+        path, params = build_request(query, price_min=price_min, price_max=price_max)
+        url_filters(params)
+
+    def url_filters(self, query):
+        """A pasted URL's filters besides words and prices ("region: Wien"); sent as they are."""
+        if not query.strip().lower().startswith(("http://", "https://")):
+            return []
+        try:
+            return url_filters(_from_url(query.strip())[1])
+        except BadQuery as exc:
+            return [str(exc)]
 
     def parse(self, content, *, number, rows, cursor=None):
         return build_page(

@@ -188,3 +188,67 @@ def test_test_search_explains_a_failing_source(admin_client, willhaben_server):
     html = admin_client.post(search_url(), keyword_form(query="rtx")).content.decode()
     assert 'class="errornote"' in html
     assert not ScrapeRun.objects.exists()
+
+
+def shown_fields(response):
+    """{field name: read-only?} of the fieldsets a keyword page shows."""
+    adminform = response.context["adminform"]
+    names = [name for _, options in adminform.fieldsets for name in options["fields"]]
+    return {name: name in adminform.readonly_fields for name in names}
+
+
+INTERNALS = {
+    "next_run_at",
+    "next_sweep_at",
+    "last_run_at",
+    "cursor_published_at",
+    "cursor_ad_id",
+    "zero_result_alert_at",
+    "consecutive_failures",
+    "last_finished_status",
+    "last_error",
+    "last_error_detail",
+    "last_success_at",
+    "failing_alert_at",
+    "activity",
+    "created_at",
+    "updated_at",
+}
+
+
+def test_add_form_asks_only_for_the_operators_input(admin_client):
+    response = admin_client.get(reverse("admin:tracker_keyword_add"))
+    shown = shown_fields(response)
+    assert set(shown) == {
+        "name",
+        "query",
+        "source",
+        "is_active",
+        "interval_minutes",
+        "price_min",
+        "price_max",
+        "excluded_words",
+    }
+    assert not any(shown.values())  # every one an input
+    html = response.content.decode()
+    assert not [name for name in INTERNALS if f'name="{name}' in html]  # no input either
+
+
+def test_a_keyword_added_without_schedule_fields_is_due_at_the_next_tick(admin_client):
+    before = timezone.now()
+    response = admin_client.post(reverse("admin:tracker_keyword_add"), keyword_form(query="rtx"))
+    assert response.status_code == 302
+    keyword = Keyword.objects.get(query="rtx")
+    assert keyword.next_run_at >= before and keyword.next_run_at <= timezone.now()
+    assert keyword.cursor_published_at is None and keyword.cursor_ad_id == ""
+
+
+def test_change_page_still_shows_schedule_and_cursor(admin_client):
+    keyword = make_keyword(cursor_ad_id="123456789")
+    response = admin_client.get(reverse("admin:tracker_keyword_change", args=[keyword.pk]))
+    shown = shown_fields(response)
+    assert shown["next_run_at"] is False  # the operator may move the next run
+    for name in ["last_run_at", "cursor_published_at", "cursor_ad_id", "zero_result_alert_at"]:
+        assert shown[name] is True, name
+    assert {"activity", "created_at", "updated_at"} <= set(shown)
+    assert "123456789" in response.content.decode()

@@ -1,7 +1,8 @@
 """Headless Chromium (Debian's package, driven by Playwright) for the admin's browser tests.
 
 Skips when Chromium is absent outside CI; in CI (CI set) its absence is a failure.
-Screenshots go to a temporary folder (printed; kept with LAGO_SCREENSHOTS=<dir>).
+Screenshots go to tests/browser/artifacts/<test>/ (gitignored; a CI job uploads that folder), or to
+LAGO_SCREENSHOTS/<test>/; the folder is printed.
 """
 
 import os
@@ -70,10 +71,16 @@ def end_live_server_sessions():
         )
 
 
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+
 @pytest.fixture
-def shots(tmp_path):
-    folder = Path(os.environ.get("LAGO_SCREENSHOTS") or tmp_path)
+def shots(request):
+    """The test's screenshot folder, emptied of an earlier run's pictures."""
+    folder = Path(os.environ.get("LAGO_SCREENSHOTS") or ARTIFACTS) / request.node.name
     folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):
+        old.unlink()
     yield folder
     print(f"screenshots in {folder}: {sorted(p.name for p in folder.glob('*.png'))}")
 
