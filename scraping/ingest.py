@@ -55,6 +55,7 @@ CONTENT_FIELDS = [
     "image_url",
     "published_at",
     "seller_id",
+    "living_area",
 ]
 # gone_at is written as NULL: an ad seen again is back (tracker.models.AdQuerySet.mark_gone).
 UPDATE_FIELDS = [*CONTENT_FIELDS, "title_key", "last_seen_at", "gone_at"]
@@ -179,6 +180,7 @@ def _upsert_ads(ads, stored, source, now, relists):
             image_url=a.image_url,
             published_at=a.published_at,
             seller_id=a.seller_id,
+            living_area=a.living_area,
             title_key=title_key(a.title),
             relist_of=relists.get(a.external_id),  # not in UPDATE_FIELDS: set once, on insert
             first_seen_at=now,

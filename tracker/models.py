@@ -279,6 +279,10 @@ class Ad(models.Model):
     # The marketplace's id of the seller; "" when it names none. A relist is linked only when
     # both ads name the same seller; without one the admin merely suggests the match.
     seller_id = models.CharField(_("seller"), max_length=64, blank=True, default="")
+    # Living area in m² where the source gives one (real estate): prices are then compared per m².
+    living_area = models.DecimalField(
+        _("living area (m²)"), max_digits=8, decimal_places=2, null=True, blank=True
+    )
     relist_of = models.ForeignKey(
         "self",
         verbose_name=_("relist of"),

@@ -1,10 +1,20 @@
-"""How an ad's price stands against the other ads its keyword found: the judgement's shape."""
+"""How an ad's price stands against the other ads its keyword found: the judgement.
+
+The comparables are chosen in tracker.comparables; the statistics are tracker.price_stats. A
+judgement is computed at ingest (scraping.ingest, one load of comparables per page), kept on the
+KeywordAd row and shown in messages and the admin.
+"""
 
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from tracker import price_stats
+
+CENT = Decimal("0.01")
 
 
 class PriceLabel(models.TextChoices):
@@ -36,4 +46,41 @@ class Judgement:
 def judge_price(keyword, price, title="", *, exclude_ad=None, area=None, now=None) -> Judgement:
     """The judgement of `price` (an ad titled `title`, of `area` m² when known) against the
     comparables of `keyword`, leaving out `exclude_ad` and its relist chain."""
-    return Judgement(label=PriceLabel.TOO_FEW, n=0)
+    # Imported here: tracker.models imports PriceLabel from this module, comparables reads models.
+    from tracker.comparables import Comparables
+
+    return Comparables.load(keyword, now=now).judge(price, title, exclude=exclude_ad, area=area)
+
+
+def judgement_of(value, values, *, title="", narrowed=False, per_m2=False) -> Judgement:
+    """The judgement of `value` (a price, or a price per m²) among `values` (the comparables', in
+    the same unit): too_few below PRICE_COMPARE_MIN, else median, MAD, z, percent, percentile
+    and the label (price_stats.label)."""
+    values = list(values)
+    n = len(values)
+    if value is None or value <= 0 or n < settings.PRICE_COMPARE_MIN:
+        return Judgement(label=PriceLabel.TOO_FEW, n=n, narrowed=narrowed, per_m2=per_m2)
+    centre = price_stats.median(values)
+    spread = price_stats.mad(values, centre)
+    z = price_stats.modified_z(value, centre, spread)
+    percent = price_stats.percent_against(value, centre)
+    label = price_stats.label(
+        n=n,
+        percent=percent,
+        z=z,
+        bait=price_stats.has_bait_words(title),
+        min_count=settings.PRICE_COMPARE_MIN,
+        deal_percent=settings.DEAL_PERCENT,
+    )
+    return Judgement(
+        label=label,
+        n=n,
+        median=centre.quantize(CENT),
+        mad=spread.quantize(CENT),
+        z=round(z, 2),
+        percent=percent,
+        percentile=round(price_stats.percentile(value, values), 1),
+        lowest=value < min(values),
+        narrowed=narrowed,
+        per_m2=per_m2,
+    )
