@@ -71,10 +71,10 @@ class Comparables:
         ).values_list("ad_id", "price", "ad__title_key", "ad__relist_of_id", "ad__living_area")
         return cls(Comparable(*row) for row in rows)
 
-    def judge(self, price, title="", *, exclude=None, area=None) -> Judgement:
+    def judge(self, price, title="", *, ad_id=None, relist_of_id=None, area=None) -> Judgement:
         """The judgement of `price` for an ad titled `title` (`area` m² when known), leaving out
-        `exclude` (an Ad, or anything with pk and relist_of_id) and its relist chain."""
-        chain = self.chain(exclude.pk, exclude.relist_of_id) if exclude is not None else set()
+        the ad `ad_id` (which relists `relist_of_id`) and its relist chain."""
+        chain = self.chain(ad_id, relist_of_id)
         pool = [r for r in self.rows if r.ad_id not in chain]
         per_m2 = False
         if area is not None and area > 0:

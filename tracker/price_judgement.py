@@ -49,7 +49,13 @@ def judge_price(keyword, price, title="", *, exclude_ad=None, area=None, now=Non
     # Imported here: tracker.models imports PriceLabel from this module, comparables reads models.
     from tracker.comparables import Comparables
 
-    return Comparables.load(keyword, now=now).judge(price, title, exclude=exclude_ad, area=area)
+    return Comparables.load(keyword, now=now).judge(
+        price,
+        title,
+        ad_id=exclude_ad.pk if exclude_ad is not None else None,
+        relist_of_id=exclude_ad.relist_of_id if exclude_ad is not None else None,
+        area=area,
+    )
 
 
 def judgement_of(value, values, *, title="", narrowed=False, per_m2=False) -> Judgement:
