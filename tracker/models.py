@@ -385,6 +385,13 @@ class KeywordAd(models.Model):
         indexes = [
             # Per-keyword "ads found in the last 24 h".
             models.Index(fields=["keyword", "found_at"], name="keywordad_found_idx"),
+            # The ad admin's price judgement filter (deals): the rows of one label, not the
+            # unjudged majority.
+            models.Index(
+                fields=["price_label", "ad"],
+                condition=~Q(price_label__in=["", "too_few"]),
+                name="keywordad_judged_idx",
+            ),
         ]
 
     def __str__(self):
