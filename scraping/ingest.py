@@ -29,6 +29,9 @@ gone
   price history and the admin's "dropped in price" filter.
 * A reduced ad seen for the first time (ParsedAd.old_price: the struck-through price a marketplace
   shows) gets a `PriceChange` old → new at first sight, and its `new` rows carry the old price.
+* Price judgement (tracker.price_judgement): every new link and moved price is judged against the
+  keyword's comparables, loaded once per page (none for a page without either); the link keeps
+  the judgement, Subscription.wants sees it, and messages show it.
 * `quiet_before` (a deep sweep's cursor): an ad linked for the first time whose
   (published_at, id) is at or before it is backlog, not news: linked, not notified.
 """
@@ -278,13 +281,10 @@ def _judge(keyword, ads, parents, now):
     ads."""
     if not ads:
         return {}
-    comparables = Comparables.load(keyword, now=now)
-    return {
-        ad_id: comparables.judge(
-            ad.price, ad.title, ad_id=ad_id, relist_of_id=parents.get(ad_id), area=ad.living_area
-        )
-        for ad_id, ad in ads.items()
-    }
+    judged = Comparables.load(keyword, now=now).judge_all(
+        [(a.price, a.title, ad_id, parents.get(ad_id), a.living_area) for ad_id, a in ads.items()]
+    )
+    return dict(zip(ads, judged, strict=True))
 
 
 def _fell(old, new):

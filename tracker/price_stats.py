@@ -1,4 +1,8 @@
-"""The statistics of a price judgement: pure functions over Decimals, no database.
+"""The statistics of a price judgement: pure functions, no database.
+
+They take Decimals or floats (one kind per call) and answer in the same kind; the judgement runs
+them on floats (thousands of comparables per ad, tracker.comparables) and rounds the answers to
+cents.
 
 Median and MAD (median absolute deviation) rather than mean and standard deviation: one ad at
 € 1 or € 99.999 among the comparables barely moves them. The modified z-score
@@ -7,6 +11,7 @@ normal set would give; |z| > 3.5 is their cut-off for an outlier.
 """
 
 import re
+from bisect import bisect_left
 from decimal import ROUND_HALF_UP, Decimal
 
 Z_FACTOR = Decimal("0.6745")
@@ -64,46 +69,52 @@ _BAIT_RE = re.compile(
 def median(values):
     """The middle value of `values` (not empty); the mean of the two middle ones for an even
     count."""
-    ordered = sorted(values)
+    ordered = sorted(values)  # cheap for sorted input: Timsort finds the runs
     if not ordered:
         raise ValueError("median of no values")
     middle = len(ordered) // 2
     if len(ordered) % 2:
-        return Decimal(ordered[middle])
-    return (Decimal(ordered[middle - 1]) + Decimal(ordered[middle])) / 2
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def mad(values, centre=None):
     """The median absolute deviation of `values` from `centre` (their median by default)."""
     centre = median(values) if centre is None else centre
-    return median(abs(Decimal(v) - centre) for v in values)
+    return median([abs(v - centre) for v in values])
 
 
 def mad_floor(centre):
     """The smallest MAD z divides by: 1 % of the median, at least € 1 (see MAD_FLOOR_SHARE)."""
-    return max(abs(centre) * MAD_FLOOR_SHARE, MAD_FLOOR_MIN)
+    if isinstance(centre, Decimal):
+        return max(abs(centre) * MAD_FLOOR_SHARE, MAD_FLOOR_MIN)
+    return max(abs(centre) * float(MAD_FLOOR_SHARE), float(MAD_FLOOR_MIN))
 
 
 def modified_z(x, centre, spread):
     """0.6745 · (x − median) / MAD, the MAD raised to its floor."""
-    return float(Z_FACTOR * (Decimal(x) - centre) / max(spread, mad_floor(centre)))
+    return float(Z_FACTOR) * float(x - centre) / float(max(spread, mad_floor(centre)))
 
 
 def percent_against(x, centre):
     """(x − median) / median in per cent, to one decimal: −23.0 is 23 % under the median."""
     if centre == 0:
         raise ValueError("percent against a median of 0")
-    value = (Decimal(x) - centre) * 100 / centre
-    return value.quantize(Decimal("0.1"), ROUND_HALF_UP)
+    x, centre = _decimal(x), _decimal(centre)
+    return ((x - centre) * 100 / centre).quantize(Decimal("0.1"), ROUND_HALF_UP)
+
+
+def _decimal(value):
+    """A float as the Decimal it prints as (673.59, not 673.590000000000031832...)."""
+    return value if isinstance(value, Decimal) else Decimal(repr(value))
 
 
 def percentile(x, values):
     """The share of `values` (not empty) cheaper than `x`, in per cent (0: none is cheaper)."""
-    values = list(values)
-    if not values:
+    ordered = sorted(values)
+    if not ordered:
         raise ValueError("percentile among no values")
-    cheaper = sum(1 for v in values if v < x)
-    return 100.0 * cheaper / len(values)
+    return 100.0 * bisect_left(ordered, x) / len(ordered)
 
 
 def has_bait_words(text):

@@ -99,7 +99,7 @@ def test_flats_with_a_living_area_are_compared_per_square_metre():
     # € 1.000 … € 1.700 for 50 m²: € 20 … € 34 per m², median € 27
     for i in range(8):
         link(kw, D(1000 + 100 * i), f"Wohnung {i}", living_area=D(50))
-    link(kw, D(900), "Wohnung ohne Angabe")
+    link(kw, D(900), "Wohnung 8")  # no area
     judgement = judge_price(kw, D(1400), "Wohnung", area=D(100))
     assert judgement.per_m2 and judgement.n == 8
     assert judgement.median == D("27.00")
@@ -124,3 +124,23 @@ def test_comparables_are_one_query_however_many_prices_are_judged():
         for price in range(500, 1500, 50):
             comparables.judge(D(price), BIKE)
     assert len(queries) == 1
+
+
+def test_a_page_judged_at_once_is_judged_as_one_by_one():
+    kw = make_keyword()
+    bikes(kw)
+    cheap_other_things(kw)
+    items = [(D(700), BIKE, None, None, None), (D(25), OTHER_TITLES[0], None, None, None)]
+    comparables = Comparables.load(kw)
+    assert comparables.judge_all(items) == [
+        Comparables.load(kw).judge(price, title) for price, title, *_ in items
+    ]
+
+
+def test_a_flat_among_too_few_with_an_area_is_compared_by_price():
+    kw = make_keyword()
+    for i in range(8):
+        link(kw, D(1000 + 100 * i), f"Wohnung {i}")
+    link(kw, D(1000), "Wohnung 9", living_area=D(50))
+    judgement = judge_price(kw, D(1400), "Wohnung", area=D(100))
+    assert not judgement.per_m2 and judgement.n == 9
