@@ -217,6 +217,12 @@ SCRAPE_SWEEP_HOURS = env.int("SCRAPE_SWEEP_HOURS", default=6)
 SCRAPE_SWEEP_MAX_PAGES = env.int("SCRAPE_SWEEP_MAX_PAGES", default=10)
 # A new ad matching an ad gone within this many days is announced as its relist (tracker.relists).
 RELIST_WINDOW_DAYS = env.int("RELIST_WINDOW_DAYS", default=30)
+# Price judgement (tracker.price_judgement): an ad is compared with the other ads its keyword found
+# in the last PRICE_COMPARE_DAYS; fewer than PRICE_COMPARE_MIN of them are too few to judge; a price
+# at least DEAL_PERCENT under their median is a deal (as far over it: high).
+PRICE_COMPARE_DAYS = env.int("PRICE_COMPARE_DAYS", default=90)
+PRICE_COMPARE_MIN = env.int("PRICE_COMPARE_MIN", default=8)
+DEAL_PERCENT = env.int("DEAL_PERCENT", default=15)
 
 # Kleinanzeigen.de (scraping/sources/kleinanzeigen.py), a source to enable in SCRAPE_SOURCES.
 KLEINANZEIGEN_BASE_URL = env.str("KLEINANZEIGEN_BASE_URL", default="https://www.kleinanzeigen.de")

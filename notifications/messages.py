@@ -8,15 +8,17 @@ import html
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
+from django.conf import settings
 from django.db.models import Min
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from lib import marketplaces
-from lib.money import format_price
+from lib.money import euro, format_price
 from notifications.bot.keyboards import notification_keyboard
 from notifications.models.chats import WELCOME_TEXT
+from tracker.models import KeywordAd
 
 TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
@@ -68,10 +70,11 @@ def render(notification) -> Rendered:
     low = (
         lowest_price(ad) if notification.kind == "price_drop" else None
     )  # one query, not one per try below
+    judged = judgement_line(stored_judgement(notification))
     while True:
         html_text, plain = (
-            _ad_lines(notification, ad, title, low, escape=True),
-            _ad_lines(notification, ad, title, low, escape=False),
+            _ad_lines(notification, ad, title, low, judged, escape=True),
+            _ad_lines(notification, ad, title, low, judged, escape=False),
         )
         excess = max(len(html_text), len(plain)) - limit
         if excess <= 0 or not title:
@@ -90,7 +93,7 @@ def render(notification) -> Rendered:
         )
 
 
-def _ad_lines(notification, ad, title, low, escape):
+def _ad_lines(notification, ad, title, low, judged, escape):
     e = esc if escape else str
     bold = (lambda s: f"<b>{e(s)}</b>") if escape else str
     lines = []
@@ -110,6 +113,8 @@ def _ad_lines(notification, ad, title, low, escape):
         # A reduced ad first seen: its old price is the one the marketplace shows struck through.
         reduced = notification.old_price is not None
         lines.append(e(_drop_line(notification) if reduced else format_price(notification.price)))
+    if judged:
+        lines.append(e(judged))
     if ad.location:
         lines.append(e(f"📍 {ad.postcode} {ad.location}".replace("  ", " ").strip()))
     if ad.published_at:
@@ -119,6 +124,53 @@ def _ad_lines(notification, ad, title, low, escape):
     link = _("Open ad")
     lines.append(f'<a href="{esc(ad.url)}">{esc(link)}</a>' if escape else ad.url)
     return "\n".join(lines)
+
+
+def stored_judgement(notification):
+    """The judgement the keyword's link keeps for the row's ad (scraping.ingest stores it), or
+    None. Read at send time (Notification.objects.load_for_sending reads the batch's links in one
+    query) rather than copied onto every chat's outbox row at fan-out; a link whose price has moved
+    on since holds the judgement of another price, and then the message says nothing."""
+    if notification.keyword_id is None or notification.kind not in ("new", "price_drop"):
+        return None
+    if hasattr(notification, "keyword_link"):  # Notification.objects.load_for_sending
+        link = notification.keyword_link
+    else:
+        link = (
+            KeywordAd.objects.filter(keyword_id=notification.keyword_id, ad_id=notification.ad_id)
+            .only("price", *KeywordAd.JUDGEMENT_FIELDS)
+            .first()
+        )
+    if link is None or link.price != notification.price:
+        return None
+    return link.judgement
+
+
+def judgement_line(judgement) -> str:
+    """An ad's price judgement as message text in the active language: "💡 23 % below the median
+    (€ 450, 14 comparable)", after "⚠️ suspiciously cheap" for a bait price, or before "🆕 lowest
+    price of this search in 90 days"; "" without a judgement or with too few comparables.
+
+    `judgement`: anything with label, n, median, percent, lowest and per_m2 (a
+    tracker.price_judgement.Judgement, KeywordAd.judgement), so every channel says the same.
+    """
+    if judgement is None or judgement.label in ("", "too_few") or judgement.median is None:
+        return ""
+    median = euro(judgement.median) + ("/m²" if judgement.per_m2 else "")
+    percent = Decimal(judgement.percent).quantize(Decimal("1"), ROUND_HALF_UP)
+    values = {"percent": abs(percent), "median": median, "count": judgement.n}
+    if percent < 0:
+        line = _("💡 %(percent)s %% below the median (%(median)s, %(count)s comparable)") % values
+    elif percent > 0:
+        line = _("💡 %(percent)s %% above the median (%(median)s, %(count)s comparable)") % values
+    else:
+        line = _("💡 at the median (%(median)s, %(count)s comparable)") % values
+    if judgement.label == "suspicious":
+        return _("⚠️ suspiciously cheap") + "\n" + line
+    if judgement.lowest:
+        days = settings.PRICE_COMPARE_DAYS
+        return line + "\n" + _("🆕 lowest price of this search in %(days)s days") % {"days": days}
+    return line
 
 
 def _drop_line(notification):

@@ -29,6 +29,9 @@ gone
   price history and the admin's "dropped in price" filter.
 * A reduced ad seen for the first time (ParsedAd.old_price: the struck-through price a marketplace
   shows) gets a `PriceChange` old → new at first sight, and its `new` rows carry the old price.
+* Price judgement (tracker.price_judgement): every new link and moved price is judged against the
+  keyword's comparables, loaded once per page (none for a page without either); the link keeps
+  the judgement, Subscription.wants sees it, and messages show it.
 * `quiet_before` (a deep sweep's cursor): an ad linked for the first time whose
   (published_at, id) is at or before it is backlog, not news: linked, not notified.
 """
@@ -42,6 +45,7 @@ from django.utils import timezone
 
 from notifications.models import Notification, Subscription, TelegramChat
 from scraping.counts import RunCounts
+from tracker.comparables import Comparables
 from tracker.models import Ad, KeywordAd, PriceChange
 from tracker.relists import title_key
 
@@ -55,6 +59,7 @@ CONTENT_FIELDS = [
     "image_url",
     "published_at",
     "seller_id",
+    "living_area",
 ]
 # gone_at is written as NULL: an ad seen again is back (tracker.models.AdQuerySet.mark_gone).
 UPDATE_FIELDS = [*CONTENT_FIELDS, "title_key", "last_seen_at", "gone_at"]
@@ -93,7 +98,9 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=Non
             row["external_id"]: row
             for row in Ad.objects.filter(
                 source=source, external_id__in=[a.external_id for a in ads]
-            ).values("id", "external_id", "last_seen_at", "gone_at", *CONTENT_FIELDS)
+            ).values(
+                "id", "external_id", "last_seen_at", "gone_at", "relist_of_id", *CONTENT_FIELDS
+            )
         }
         relists = Ad.objects.match_new_ads(
             source, [a for a in ads if a.external_id not in stored], now
@@ -105,12 +112,17 @@ def ingest_page(keyword, ads, *, source, notify=True, now=None, quiet_before=Non
         shown = _shown_old_prices(ads, old_prices)
         old_prices.update(shown)
         changes = _record_price_changes(ads, old_prices, ad_ids, now)
-        new_ids, dropped = _link(keyword, ads, ad_ids, old_prices, now)
+        # The ad each one relists, to leave its chain out of the comparables.
+        parents = {ad_ids[external_id]: row["relist_of_id"] for external_id, row in stored.items()}
+        parents.update({ad_ids[external_id]: gone.pk for external_id, gone in relists.items()})
+        new_ids, dropped, judgements = _link(keyword, ads, ad_ids, old_prices, parents, now)
         news = new_ids - _backlog(ads, ad_ids, quiet_before)
         earlier = {ad_ids[external_id]: gone.price for external_id, gone in relists.items()}
         earlier.update({ad_ids[external_id]: price for external_id, price in shown.items()})
         notes = (
-            _queue_notifications(keyword, ads, ad_ids, news, dropped, earlier, now) if notify else 0
+            _queue_notifications(keyword, ads, ad_ids, news, dropped, earlier, judgements, now)
+            if notify
+            else 0
         )
     by_id = {ad_id: external_id for external_id, ad_id in ad_ids.items()}
     counts = RunCounts(
@@ -179,6 +191,7 @@ def _upsert_ads(ads, stored, source, now, relists):
             image_url=a.image_url,
             published_at=a.published_at,
             seller_id=a.seller_id,
+            living_area=a.living_area,
             title_key=title_key(a.title),
             relist_of=relists.get(a.external_id),  # not in UPDATE_FIELDS: set once, on insert
             first_seen_at=now,
@@ -223,43 +236,64 @@ def _record_price_changes(ads, old_prices, ad_ids, now):
     return len(changes)
 
 
-def _link(keyword, ads, ad_ids, old_prices, now):
-    """Link matching ads to the keyword; returns (newly linked ad ids, {ad id: price before the
-    drop}).
+def _link(keyword, ads, ad_ids, old_prices, parents, now):
+    """Link matching ads to the keyword and judge their prices; returns (newly linked ad ids,
+    {ad id: price before the drop}, {ad id: Judgement}).
 
     A drop is judged against the price this keyword last saw, so a chat learns of
-    a drop even when another keyword's run stored the new price first.
+    a drop even when another keyword's run stored the new price first. Every new link and
+    every moved price is judged against the keyword's comparables, loaded once for the page
+    (before this page's links are written: its ads do not judge each other); the judgement is
+    kept on the link.
     """
     matching = {ad_ids[a.external_id]: a for a in ads if passes_filters(keyword, a)}
     links = {
         link.ad_id: link for link in KeywordAd.objects.filter(keyword=keyword, ad_id__in=matching)
     }
     new_ids = set(matching) - set(links)
-    KeywordAd.objects.bulk_create(
-        [
-            KeywordAd(keyword=keyword, ad_id=ad_id, found_at=now, price=matching[ad_id].price)
-            for ad_id in new_ids
-        ],
-        ignore_conflicts=True,
+    moved = [link for ad_id, link in links.items() if link.price != matching[ad_id].price]
+    judgements = _judge(
+        keyword,
+        {ad_id: matching[ad_id] for ad_id in new_ids | {m.ad_id for m in moved}},
+        parents,
+        now,
     )
-    dropped, moved = {}, []
+    created = []
+    for ad_id in new_ids:
+        link = KeywordAd(keyword=keyword, ad_id=ad_id, found_at=now, price=matching[ad_id].price)
+        link.store_judgement(judgements[ad_id])
+        created.append(link)
+    KeywordAd.objects.bulk_create(created, ignore_conflicts=True)
+    dropped = {}
     for ad_id, link in links.items():
         seen = link.price if link.price is not None else old_prices.get(matching[ad_id].external_id)
         if _fell(seen, matching[ad_id].price):
             dropped[ad_id] = seen
-        if link.price != matching[ad_id].price:
-            link.price = matching[ad_id].price
-            moved.append(link)
-    KeywordAd.objects.bulk_update(moved, ["price"])
-    return new_ids, dropped
+    for link in moved:
+        link.price = matching[link.ad_id].price
+        link.store_judgement(judgements[link.ad_id])
+    KeywordAd.objects.bulk_update(moved, ["price", *KeywordAd.JUDGEMENT_FIELDS])
+    return new_ids, dropped, judgements
+
+
+def _judge(keyword, ads, parents, now):
+    """{ad id: Judgement} of `ads` ({ad id: ParsedAd}): one query for the page, none without
+    ads."""
+    if not ads:
+        return {}
+    judged = Comparables.load(keyword, now=now).judge_all(
+        [(a.price, a.title, ad_id, parents.get(ad_id), a.living_area) for ad_id, a in ads.items()]
+    )
+    return dict(zip(ads, judged, strict=True))
 
 
 def _fell(old, new):
     return old is not None and new is not None and new < old
 
 
-def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, earlier, now):
-    """`earlier`: {relist's ad id: the gone ad's last price}, the old price of its `new` rows."""
+def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, earlier, judgements, now):
+    """`earlier`: {relist's ad id: the gone ad's last price}, the old price of its `new` rows.
+    `judgements`: {ad id: Judgement}, for the chats' rules."""
     events = []
     for ad in ads:
         ad_id = ad_ids[ad.external_id]
@@ -278,11 +312,12 @@ def _queue_notifications(keyword, ads, ad_ids, new_ids, dropped, earlier, now):
     # with the same audience share one INSERT (usually one: every chat hears every drop).
     audiences = {}
     for event in events:
-        _, kind, price, old_price = event
+        ad_id, kind, price, old_price = event
+        judgement = judgements.get(ad_id)
         chats = tuple(
             chat_id
             for chat_id, rule, value in subs
-            if Subscription.wants(rule, value, kind, price, old_price)
+            if Subscription.wants(rule, value, kind, price, old_price, judgement)
         )
         if chats:
             audiences.setdefault(chats, []).append(event)

@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.db.models import Exists, OuterRef, Prefetch, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.formats import date_format
+from django.utils.formats import date_format, number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
@@ -22,7 +22,8 @@ from tracker.admin_filters import (
     PriceRangeFilter,
 )
 from tracker.charts import ad_price_points, price_chart_svg
-from tracker.models import Ad, Heartbeat, Keyword, KeywordAd, PriceChange
+from tracker.models import Ad, Heartbeat, KeywordAd, PriceChange
+from tracker.price_judgement import PriceLabel
 from tracker.relists import earlier_listings
 
 
@@ -58,6 +59,46 @@ class MatchedFilter(admin.SimpleListFilter):
         if self.value() == "no":
             return queryset.filter(~matched)
         return queryset.filter(matched)
+
+
+class JudgementFilter(admin.SimpleListFilter):
+    """Ads some keyword judged so (tracker.price_judgement): "deals" first. A semi-join on the
+    judged links (keywordad_judged_idx), not an EXISTS per ad."""
+
+    title = _("price judgement")
+    parameter_name = "judgement"
+
+    def lookups(self, request, model_admin):
+        return [
+            (PriceLabel.DEAL, _("deals")),
+            (PriceLabel.SUSPICIOUS, PriceLabel.SUSPICIOUS.label),
+            (PriceLabel.FAIR, PriceLabel.FAIR.label),
+            (PriceLabel.HIGH, PriceLabel.HIGH.label),
+        ]
+
+    def queryset(self, request, queryset):
+        if self.value() not in {value for value, _label in self.lookup_choices}:
+            return queryset
+        judged = KeywordAd.objects.filter(price_label=self.value()).values("ad_id")
+        return queryset.filter(pk__in=judged)
+
+
+def judgement_text(link):
+    """A link's judgement for the admin: "deal −38.5 % (median € 1.095, 20 comparables)"; "" when
+    none was made, the label alone when there were too few."""
+    if not link.price_label:
+        return ""
+    label = PriceLabel(link.price_label).label
+    if link.price_median is None or link.price_percent is None:
+        return str(label)
+    median = euro(link.price_median) + ("/m²" if link.price_per_m2 else "")
+    return _("%(label)s %(percent)s %% (median %(median)s, %(count)s comparables)") % {
+        "label": label,
+        "percent": ("+" if link.price_percent >= 0 else "−")
+        + number_format(abs(link.price_percent), 1),
+        "median": median,
+        "count": link.price_n,
+    }
 
 
 class PriceChangeColumns:
@@ -114,10 +155,12 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
         "location",
         "published_at",
         "keyword_names",
+        "judgement",
     ]
     list_display_links = None
     list_filter = [
         MatchedFilter,
+        JudgementFilter,
         ("keywords", KeywordFilter),
         AdSourceFilter,
         PriceRangeFilter,
@@ -168,15 +211,20 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
 
     def get_queryset(self, request):
         first = PriceChange.objects.filter(ad=OuterRef("pk")).order_by("seen_at", "id")
-        # The keyword names of a page's ads in one query, oldest keyword first.
-        keywords = Keyword.objects.only("name", "query").order_by("pk")
+        # The keyword names and price judgements of a page's ads in one query, oldest keyword
+        # first.
+        matches = (
+            KeywordAd.objects.select_related("keyword")
+            .only("ad_id", "keyword__name", "keyword__query", *KeywordAd.JUDGEMENT_FIELDS)
+            .order_by("keyword_id")
+        )
         return (
             super()
             .get_queryset(request)
             # No Exists(…) beside it: PostgreSQL ran that as a hashed subplan over every price
             # change (0.6 s at 200,000); without changes first_price is NULL, which says the same.
             .annotate(first_price=Subquery(first.values("old_price")[:1]))
-            .prefetch_related(Prefetch("keywords", queryset=keywords, to_attr="listed_keywords"))
+            .prefetch_related(Prefetch("matches", queryset=matches, to_attr="listed_matches"))
         )
 
     def get_search_results(self, request, queryset, search_term):
@@ -230,23 +278,31 @@ class AdAdmin(AdRelistAdmin, MachineWrittenAdmin):
 
     @admin.display(description=_("keywords"))
     def keyword_names(self, obj):
-        return ", ".join(keyword.display_name for keyword in obj.listed_keywords)
+        return ", ".join(match.keyword.display_name for match in obj.listed_matches)
+
+    @admin.display(description=_("price judgement"))
+    def judgement(self, obj):
+        """Each keyword's judgement of the ad's price (usually one keyword)."""
+        texts = [judgement_text(m) for m in obj.listed_matches if m.price_label]
+        return format_html_join(mark_safe("<br>"), "{}", ((t,) for t in texts)) or "—"
 
     @admin.display(description=_("keywords"))
     def keyword_links(self, obj):
-        """The keywords that found this ad, each linked to its page, with the day it did."""
+        """The keywords that found this ad, each linked to its page, with the day it did and its
+        judgement of the ad's price."""
         matches = obj.matches.select_related("keyword").order_by("keyword_id") if obj.pk else []
         if not matches:
             return "—"
         return format_html_join(
             mark_safe("<br>"),
-            '<a href="{}">#{} {}</a> <span class="lago-muted">{}</span>',
+            '<a href="{}">#{} {}</a> <span class="lago-muted">{}</span> {}',
             (
                 (
                     reverse("admin:tracker_keyword_change", args=[m.keyword_id]),
                     m.keyword_id,
                     m.keyword.display_name,
                     date_format(timezone.localtime(m.found_at), "SHORT_DATE_FORMAT"),
+                    judgement_text(m),
                 )
                 for m in matches
             ),
@@ -291,11 +347,15 @@ class PriceChangeAdmin(PriceChangeColumns, MachineWrittenAdmin):
 
 @admin.register(KeywordAd)
 class KeywordAdAdmin(MachineWrittenAdmin):
-    list_display = ["keyword", "ad", "found_at"]
+    list_display = ["keyword", "ad", "found_at", "judgement"]
     list_select_related = ["keyword", "ad"]
-    list_filter = [("keyword", KeywordFilter)]
+    list_filter = [("keyword", KeywordFilter), "price_label"]
     search_fields = ["ad__title", "keyword__query"]
-    readonly_fields = ["keyword", "ad", "found_at"]
+    readonly_fields = ["keyword", "ad", "found_at", "judgement"]
+
+    @admin.display(description=_("price judgement"), ordering="price_label")
+    def judgement(self, obj):
+        return judgement_text(obj) or "—"
 
 
 @admin.register(Heartbeat)

@@ -15,7 +15,7 @@ from lib.money import format_price
 
 # Defined in its own module (one job per file); imported here so Django finds it as tracker's model.
 from tracker.heartbeat import Heartbeat  # noqa: F401
-from tracker.price_judgement import PriceLabel
+from tracker.price_judgement import Judgement, PriceLabel
 from tracker.relists import TITLE_KEY_LENGTH, RelistQuerySet, title_key
 
 
@@ -279,6 +279,10 @@ class Ad(models.Model):
     # The marketplace's id of the seller; "" when it names none. A relist is linked only when
     # both ads name the same seller; without one the admin merely suggests the match.
     seller_id = models.CharField(_("seller"), max_length=64, blank=True, default="")
+    # Living area in m² where the source gives one (real estate): prices are then compared per m².
+    living_area = models.DecimalField(
+        _("living area (m²)"), max_digits=8, decimal_places=2, null=True, blank=True
+    )
     relist_of = models.ForeignKey(
         "self",
         verbose_name=_("relist of"),
@@ -367,6 +371,9 @@ class KeywordAd(models.Model):
         _("median of comparables"), max_digits=12, decimal_places=2, null=True, blank=True
     )
     price_n = models.PositiveIntegerField(_("comparables"), default=0)
+    price_lowest = models.BooleanField(_("lowest of its comparables"), default=False)
+    # The median is per m² (the ad and its comparables give a living area).
+    price_per_m2 = models.BooleanField(_("per m²"), default=False)
 
     objects = KeywordAdQuerySet.as_manager()
 
@@ -378,10 +385,49 @@ class KeywordAd(models.Model):
         indexes = [
             # Per-keyword "ads found in the last 24 h".
             models.Index(fields=["keyword", "found_at"], name="keywordad_found_idx"),
+            # The ad admin's price judgement filter (deals): the rows of one label, not the
+            # unjudged majority.
+            models.Index(
+                fields=["price_label", "ad"],
+                condition=~Q(price_label__in=["", "too_few"]),
+                name="keywordad_judged_idx",
+            ),
         ]
 
     def __str__(self):
         return f"{self.keyword_id} → {self.ad_id}"
+
+    JUDGEMENT_FIELDS = [
+        "price_label",
+        "price_percent",
+        "price_median",
+        "price_n",
+        "price_lowest",
+        "price_per_m2",
+    ]
+
+    def store_judgement(self, judgement):
+        """Keeps `judgement` (of this row's price) in the price_* columns; the caller saves."""
+        self.price_label = judgement.label
+        self.price_percent = judgement.percent
+        self.price_median = judgement.median
+        self.price_n = judgement.n
+        self.price_lowest = judgement.lowest
+        self.price_per_m2 = judgement.per_m2
+
+    @property
+    def judgement(self):
+        """The stored judgement (median, percent and flags only), or None before any."""
+        if not self.price_label:
+            return None
+        return Judgement(
+            label=self.price_label,
+            n=self.price_n,
+            median=self.price_median,
+            percent=self.price_percent,
+            lowest=self.price_lowest,
+            per_m2=self.price_per_m2,
+        )
 
 
 class PriceChangeQuerySet(models.QuerySet):

@@ -16,7 +16,7 @@ from notifications.fan_out_sql import insert_ignoring_conflicts
 from notifications.models.chats import TelegramChat
 from notifications.models.subscriptions import Subscription
 from notifications.outbox_sql import claim_rows, settle_rows
-from tracker.models import Keyword
+from tracker.models import Keyword, KeywordAd
 
 logger = logging.getLogger(__name__)
 
@@ -153,10 +153,22 @@ class NotificationQuerySet(models.QuerySet):
         keywords = (
             Keyword.objects.only(*KEYWORD_SENT_FIELDS).in_bulk(keyword_ids) if keyword_ids else {}
         )
+        # The price judgement each ad message shows (messages.stored_judgement): one query for
+        # the batch (keywordad_unique), not one per message.
+        ad_ids = {n.ad_id for n in rows.values() if n.keyword_id is not None} - {None}
+        links = (
+            KeywordAd.objects.filter(keyword_id__in=keyword_ids, ad_id__in=ad_ids).only(
+                "keyword_id", "ad_id", "price", *KeywordAd.JUDGEMENT_FIELDS
+            )
+            if ad_ids
+            else []
+        )
+        links = {(link.keyword_id, link.ad_id): link for link in links}
         for n in rows.values():
             n.chat = chats[n.chat_id]
             if n.keyword_id is not None:
                 n.keyword = keywords[n.keyword_id]
+                n.keyword_link = links.get((n.keyword_id, n.ad_id))
         return rows
 
     def claim(self, rows, now, lease_seconds):

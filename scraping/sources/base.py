@@ -27,6 +27,8 @@ class ParsedAd:
     old_price: Decimal | None = None
     # The seller takes offers ("VB"); not stored, the price is what counts.
     negotiable: bool = False
+    # Living area in m² (real estate), None when the ad gives none: judged per m² (tracker).
+    living_area: Decimal | None = None
 
     @property
     def sort_key(self):

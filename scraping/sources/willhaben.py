@@ -19,7 +19,7 @@ from scraping.errors import BadQuery, FetchError, ParseError
 from scraping.sources.base import Page, ParsedAd, Source
 from scraping.sources.fit import BadAd, fit_page
 from scraping.sources.willhaben_filters import url_filters
-from scraping.sources.willhaben_values import count, price, published, seller
+from scraping.sources.willhaben_values import count, living_area, price, published, seller
 
 API_PREFIX = "/webapi/iad/search/atz/seo/"
 MARKETPLACE_PATH = "kaufen-und-verkaufen/marktplatz"
@@ -282,6 +282,7 @@ def parse_ad(raw):
         published_at=published_at,
         is_top="RESULT_LIST_TOPAD" in attrs,
         seller_id=seller(first),
+        living_area=living_area(first("ESTATE_SIZE/LIVING_AREA") or first("ESTATE_SIZE")),
     )
 
 

@@ -100,3 +100,23 @@ def seller(first):
         if SELLER_ID_RE.fullmatch(value):
             return value
     return ""
+
+
+# Larger than any flat or house (m²), and the most the living_area column holds.
+MAX_AREA = Decimal("100000")
+
+
+def living_area(text):
+    """A real estate ad's living area in m² ("52", "52.5", "52,5"), or None when it gives none or
+    one we cannot trust: it only refines the price judgement, so a doubtful area is dropped, not
+    the ad."""
+    text = (text or "").strip().replace(",", ".")
+    if not text or len(text) > MAX_NUMBER_LENGTH:
+        return None
+    try:
+        area = Decimal(text)
+    except InvalidOperation:
+        return None
+    if not area.is_finite() or area <= 0 or area >= MAX_AREA:
+        return None
+    return area.quantize(CENT)
