@@ -20,9 +20,6 @@ from tracker.price_judgement import PriceLabel, judge_price
 
 logger = logging.getLogger(__name__)
 
-# Fewer comparables than this are too few to judge (tracker.price_judgement).
-COMPARE_MIN_DEFAULT = 8
-
 
 def usage():
     return _(
@@ -75,7 +72,7 @@ def judgement_lines(name, value, judgement):
     """The reply's lines (HTML; `name` escaped already) for `value` judged `judgement`."""
     head = _("💡 %(price)s for %(name)s") % {"price": f"<b>{euro(value)}</b>", "name": name}
     if judgement.label == PriceLabel.TOO_FEW or judgement.median is None:
-        minimum = getattr(settings, "PRICE_COMPARE_MIN", COMPARE_MIN_DEFAULT)
+        minimum = settings.PRICE_COMPARE_MIN
         return [
             head,
             _("Too few comparable ads (%(n)d of at least %(min)d) to judge this price.")

@@ -167,3 +167,22 @@ def test_rows_loaded_for_sending_bring_their_judgement(settings, django_assert_n
     with django_assert_num_queries(0):
         for n in loaded.values():
             assert "💡 38 % below the median (€ 800, 10 comparable)" in render(n).plain
+
+
+def test_a_deal_only_chat_hears_of_deals_and_nothing_else(market, telegram):
+    deals = make_subscription(
+        keyword=market["keyword"],
+        chat=make_chat(language="en"),
+        drop_rule="deal",
+        drop_value=D("20"),
+    ).chat
+    new_ad(market, f"{BIKE} Nr. 90", "1090")  # fair: the median
+    new_ad(market, f"{BIKE} Nr. 91", "900")  # 17.8 % under: a deal, but not 20 %
+    new_ad(market, BIKE, "673.59")  # 38 % under
+    set_price(market["bikes"][5], "1040")  # a drop to a fair price
+    scrape(market["keyword"])
+    process_queue()
+    (only,) = telegram.texts(deals.chat_id)
+    assert only.startswith("🆕 New ad") and "€ 673,59" in only
+    assert "💡 38 % below the median (€ 1.090, 22 comparable)" in only
+    assert len(telegram.texts(market["en"].chat_id)) == 4

@@ -7,7 +7,8 @@ from django.utils import translation
 
 from notifications.bot.price_command import judgement_lines
 from notifications.tests.conftest import ALLOWED
-from tests.factories import make_chat, make_keyword, make_subscription
+from tests.factories import make_ad, make_chat, make_keyword, make_subscription
+from tracker.models import KeywordAd
 from tracker.price_judgement import Judgement, PriceLabel
 
 pytestmark = pytest.mark.django_db
@@ -34,6 +35,20 @@ def test_price_for_a_followed_keyword_without_comparables_says_too_few(bot, foll
     assert bot.reply(ALLOWED, f"/price {followed.pk} 673.59") == expected
     assert bot.reply(ALLOWED, "/price rennrad 673,59") == expected
     assert bot.reply(ALLOWED, "/price Rennrad Carbon € 673,59") == expected
+
+
+def test_price_judges_against_the_ads_the_keyword_found(bot, followed):
+    for i in range(20):  # € 1.000 … € 1.190: median € 1.095
+        price = Decimal(1000 + 10 * i)
+        ad = make_ad(title=f"Rennrad Carbon Nr. {i}", price=price)
+        KeywordAd.objects.create(keyword=followed, ad=ad, price=price)
+    assert bot.reply(ALLOWED, f"/price {followed.pk} 673.59").splitlines() == [
+        f"💡 <b>€ 673,59</b> for #{followed.pk} Rennrad Carbon: <b>deal</b>",
+        "Median € 1.095 of 20 comparable ads.",
+        "38.5 % under the median.",
+        "Percentile 0: 0 % of the comparable ads are cheaper.",
+        "Cheaper than every comparable ad.",
+    ]
 
 
 def test_price_speaks_the_chat_language(bot, followed):
