@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from notifications.alerts import enqueue_admin_alert
-from notifications.bot import drop_rules, keyboards, quiet_command
+from notifications.bot import drop_rules, keyboards, quiet_command, report_command
 from notifications.bot.access import approve
 from notifications.bot.drop_rules import RuleError, split_rule
 from notifications.bot.durations import DurationError, describe, parse_duration
@@ -340,6 +340,7 @@ COMMANDS = {
     "stop": stop,
     "add": add,
     "quiet": quiet_command.quiet,
+    "report": report_command.report,
 }
 
 

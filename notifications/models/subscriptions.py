@@ -59,6 +59,8 @@ class Subscription(models.Model):
         blank=True,
         help_text=_("The percentage or the target price of the drop rule."),
     )
+    # The weekly market report of the keyword (/report on|off).
+    report_enabled = models.BooleanField(_("weekly report"), default=True)
     created_at = models.DateTimeField(_("created"), default=timezone.now)
 
     class Meta:
