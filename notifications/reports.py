@@ -14,9 +14,11 @@ per keyword and indexed.
 """
 
 import logging
+import time
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from lib.money import format_price
@@ -90,14 +92,40 @@ def queue_chat_reports(chat, now) -> int:
     return len(rows)
 
 
+class _Drawn:
+    """This process's recently drawn reports: {(keyword pk, language, week): (until, report,
+    PNG)}. The chats of one keyword get the same figures and chart (a chart costs about as much
+    as a whole sending slot), drawn once; a report sent later than RENDER_TTL_S is drawn anew."""
+
+    reports = {}
+
+
+RENDER_TTL_S = 600
+RENDER_CACHE_MAX = 256
+
+
+def forget_drawn():
+    """Drops the drawn reports (sender.reset_state: tests, a fresh process)."""
+    _Drawn.reports = {}
+
+
 def render_report(notification, now=None) -> Rendered:
     """The report row's photo (chart bytes) and caption, in the active language."""
     keyword = notification.keyword
     if keyword is None:
         raise DeliveryError("the report's keyword was deleted", permanent=True)
-    report = market_report(keyword, now or timezone.now())
+    key = (keyword.pk, get_language(), notification.alert_key)
+    clock = time.monotonic()
+    drawn = _Drawn.reports.get(key)
+    if drawn is None or drawn[0] < clock:
+        report = market_report(keyword, now or timezone.now())
+        drawn = (clock + RENDER_TTL_S, report, report_chart_png(report))
+        if len(_Drawn.reports) >= RENDER_CACHE_MAX:
+            forget_drawn()
+        _Drawn.reports[key] = drawn
+    _until, report, png = drawn
     html, plain = caption(report)
-    return Rendered(html=html, plain=plain, photo_bytes=report_chart_png(report))
+    return Rendered(html=html, plain=plain, photo_bytes=png)
 
 
 def caption(report, limit=CAPTION_LIMIT):

@@ -33,7 +33,7 @@ from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
 from notifications.models import Notification
 from notifications.outcome_log import LOST, RETRY_S, OutcomeLog
 from notifications.pacing import ELSEWHERE, GO, Pacer, make_pacer
-from notifications.reports import render_report
+from notifications.reports import forget_drawn, render_report
 from notifications.round_claims import RoundClaims
 from notifications.telegram import DeliveryError
 
@@ -50,7 +50,9 @@ class _State:
 
 
 def reset_state(outcome_patience=RETRY_S):
-    """Forget pacing, outage and unwritten outcomes (tests; a fresh process starts this way)."""
+    """Forget pacing, outage, unwritten outcomes and drawn reports (tests; a fresh process starts
+    this way)."""
+    forget_drawn()
     _State.pacer = None
     _State.outage = False
     _State.outcomes = OutcomeLog(outcome_patience)

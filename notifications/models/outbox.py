@@ -31,6 +31,7 @@ SENT_FIELDS = (
     "price",
     "old_price",
     "text",
+    "alert_key",  # a report's week (notifications/reports.py)
     "status",
     "attempts",
     "last_error",

@@ -12,7 +12,13 @@ from django.db import IntegrityError
 from notifications import telegram as telegram_api
 from notifications.messages import CAPTION_LIMIT
 from notifications.models import Notification, TelegramChat
-from notifications.reports import caption, queue_chat_reports, queue_due_reports, report_key
+from notifications.reports import (
+    caption,
+    queue_chat_reports,
+    queue_due_reports,
+    render_report,
+    report_key,
+)
 from notifications.sender import process_queue
 from notifications.tests.conftest import ALLOWED
 from scraping.tick import tick
@@ -184,6 +190,22 @@ def test_report_of_a_deleted_keyword_is_dead_not_retried(telegram, time_machine,
     process_queue()
     assert telegram.messages == []
     assert Notification.objects.get(chat=chat).status == Notification.Status.DEAD
+
+
+def test_the_chats_of_a_keyword_share_one_drawing(
+    telegram, time_machine, market, django_assert_num_queries
+):
+    chats = [make_chat(report_next_at=local(0, 8)) for _ in range(2)]
+    for chat in chats:
+        make_subscription(chat=chat, keyword=market)
+    time_machine.move_to(local(0, 8), tick=False)
+    queue_due_reports()
+    rows = Notification.objects.load_for_sending(Notification.objects.values_list("pk", flat=True))
+    first, second = rows.values()
+    drawn = render_report(first)
+    with django_assert_num_queries(0):
+        again = render_report(second)
+    assert again.photo_bytes == drawn.photo_bytes and again.html == drawn.html
 
 
 # --- the caption ------------------------------------------------------------------------------
