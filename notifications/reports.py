@@ -66,9 +66,13 @@ def queue_chat_reports(chat, now) -> int:
         if not claimed:
             return 0  # another tick queued it
         week = chat.report_week(due_at)
-        keyword_ids = Subscription.objects.filter(
-            chat=chat, report_enabled=True, keyword__is_active=True
-        ).values_list("keyword_id", flat=True)
+        # In keyword order: the sender's round-robin then reaches all chats of a keyword together,
+        # and they share its drawing (render_report).
+        keyword_ids = (
+            Subscription.objects.filter(chat=chat, report_enabled=True, keyword__is_active=True)
+            .order_by("keyword_id")
+            .values_list("keyword_id", flat=True)
+        )
         rows = [
             Notification(
                 chat_id=chat.pk,
@@ -109,6 +113,19 @@ def forget_drawn():
     _Drawn.reports = {}
 
 
+def _make_room(clock):
+    """Drops expired drawings, then the oldest, to stay under RENDER_CACHE_MAX (some 10 MB). The
+    sender's round-robin over chats reaches every chat of a keyword before the next keyword, so
+    the oldest drawing is the one least likely to be asked for again."""
+    reports = _Drawn.reports
+    if len(reports) < RENDER_CACHE_MAX:
+        return
+    for key in [k for k, (until, _r, _p) in reports.items() if until < clock]:
+        del reports[key]
+    while len(reports) >= RENDER_CACHE_MAX:
+        del reports[next(iter(reports))]
+
+
 def render_report(notification, now=None) -> Rendered:
     """The report row's photo (chart bytes) and caption, in the active language."""
     keyword = notification.keyword
@@ -120,8 +137,7 @@ def render_report(notification, now=None) -> Rendered:
     if drawn is None or drawn[0] < clock:
         report = market_report(keyword, now or timezone.now())
         drawn = (clock + RENDER_TTL_S, report, report_chart_png(report))
-        if len(_Drawn.reports) >= RENDER_CACHE_MAX:
-            forget_drawn()
+        _make_room(clock)
         _Drawn.reports[key] = drawn
     _until, report, png = drawn
     html, plain = caption(report)
