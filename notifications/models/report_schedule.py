@@ -6,6 +6,7 @@ indexed query; notifications/reports.py queues the reports and moves it on by a 
 
 from datetime import UTC, datetime, time, timedelta
 
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -30,6 +31,7 @@ class ReportSchedule(models.Model):
     report_hour = models.PositiveSmallIntegerField(
         _("weekly report hour"),
         default=8,
+        validators=[MaxValueValidator(23)],
         help_text=_("0-23, in the chat's time zone."),
     )
     # Set by schedule_report(); NULL until the tick first schedules the chat.

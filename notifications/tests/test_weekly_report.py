@@ -22,7 +22,7 @@ from notifications.reports import (
 from notifications.sender import process_queue
 from notifications.tests.conftest import ALLOWED
 from scraping.tick import tick
-from tests.factories import make_ad, make_chat, make_keyword, make_subscription
+from tests.factories import make_ad, make_chat, make_keyword, make_notification, make_subscription
 from tracker.market_report import Deal, MarketReport, WeekPoint
 from tracker.models import KeywordAd
 from tracker.report_chart import HEIGHT, WIDTH
@@ -208,6 +208,21 @@ def test_the_chats_of_a_keyword_share_one_drawing(
     assert again.photo_bytes == drawn.photo_bytes and again.html == drawn.html
 
 
+def test_a_report_goes_as_its_own_photo_beside_a_digest(telegram, time_machine, market, settings):
+    settings.NOTIFY_DIGEST_THRESHOLD = 3
+    chat = make_chat(report_next_at=local(0, 8))
+    make_subscription(chat=chat, keyword=market)
+    time_machine.move_to(local(0, 8), tick=False)
+    for _ in range(5):
+        make_notification(chat=chat, keyword=market)
+    queue_due_reports()
+    process_queue()
+    process_queue()
+    methods = sorted(m["method"] for m in telegram.messages)
+    assert methods == ["sendMessage", "sendPhoto"]
+    assert not Notification.objects.pending().exists()
+
+
 # --- the caption ------------------------------------------------------------------------------
 
 
@@ -281,3 +296,16 @@ def test_photo_bytes_must_be_bytes_never_a_path(telegram):
     with pytest.raises(TypeError):
         telegram_api.send_message(1, "x", photo_bytes="/etc/passwd")
     assert telegram.messages == []
+
+
+def test_admin_moves_the_next_report_and_refuses_hour_24(admin_client, time_machine):
+    from notifications.tests.test_quiet_hours import change_chat
+
+    time_machine.move_to(local(-1, 12), tick=False)
+    chat = make_chat(report_next_at=local(0, 8))
+    assert change_chat(admin_client, chat, report_hour=24).status_code == 200  # form with errors
+    chat.refresh_from_db()
+    assert chat.report_hour == 8
+    assert change_chat(admin_client, chat, report_weekday=4, report_hour=18).status_code == 302
+    chat.refresh_from_db()
+    assert chat.report_next_at == local(4, 18).astimezone(UTC)
