@@ -34,7 +34,7 @@ class KeywordSubscriptionInline(admin.TabularInline):
     model = Subscription
     extra = 0
     autocomplete_fields = ["chat"]
-    fields = ["chat", "muted_until", "drop_rule", "drop_value", "created_at"]
+    fields = ["chat", "muted_until", "drop_rule", "drop_value", "report_enabled", "created_at"]
     readonly_fields = ["created_at"]
 
 
@@ -60,8 +60,10 @@ class TelegramChatAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         """Quiet hours changed here release what the old window held, as /quiet does (validation:
-        TelegramChat.clean)."""
+        TelegramChat.clean); a new report day, hour or time zone moves the next report."""
         quiet = {"quiet_start", "quiet_end", "time_zone"}
+        if {"report_weekday", "report_hour", "time_zone"} & set(form.changed_data):
+            obj.report_next_at = obj.next_report_at(timezone.now())
         if not change or not quiet & set(form.changed_data):
             return super().save_model(request, obj, form, change)
         old = TelegramChat.objects.get(pk=obj.pk)

@@ -33,6 +33,8 @@ class Rendered:
     photo_url: str | None = None
     # Inline buttons under the message (ad notifications: mute the keyword, snooze).
     reply_markup: object = None
+    # An image Lago drew (the weekly report's chart), uploaded instead of a photo URL.
+    photo_bytes: bytes | None = None
 
 
 def esc(value) -> str:

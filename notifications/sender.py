@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from django.conf import settings
-from django.db.models import Count, F, Window
+from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone, translation
 
@@ -33,6 +33,7 @@ from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
 from notifications.models import Notification
 from notifications.outcome_log import LOST, RETRY_S, OutcomeLog
 from notifications.pacing import ELSEWHERE, GO, Pacer, make_pacer
+from notifications.reports import forget_drawn, render_report
 from notifications.round_claims import RoundClaims
 from notifications.telegram import DeliveryError
 
@@ -49,7 +50,9 @@ class _State:
 
 
 def reset_state(outcome_patience=RETRY_S):
-    """Forget pacing, outage and unwritten outcomes (tests; a fresh process starts this way)."""
+    """Forget pacing, outage, unwritten outcomes and drawn reports (tests; a fresh process starts
+    this way)."""
+    forget_drawn()
     _State.pacer = None
     _State.outage = False
     _State.outcomes = OutcomeLog(outcome_patience)
@@ -116,11 +119,11 @@ def _service_back():
 def build_plan(now, limit) -> "OrderedDict[int, deque[Unit]]":
     """Per Telegram chat, the units to send, oldest first; chats over budget get one digest."""
     sendable = Notification.objects.sendable(now)
-    backlogs = _backlogs(sendable)
+    # A report is a photo of its own, never a digest line; it goes beside a chat's digest.
+    backlogs = _backlogs(sendable.exclude(kind=Notification.Kind.REPORT))
     plan = OrderedDict((unit.chat_id, deque([unit])) for unit in _digests(now, backlogs))
-    for pk, chat_id in _in_turn(sendable.exclude(chat_id__in=backlogs)).values_list(
-        "pk", "chat__chat_id"
-    )[:limit]:
+    singles = sendable.exclude(Q(chat_id__in=backlogs) & ~Q(kind=Notification.Kind.REPORT))
+    for pk, chat_id in _in_turn(singles).values_list("pk", "chat__chat_id")[:limit]:
         plan.setdefault(chat_id, deque()).append(Unit(chat_id, [pk]))
     return _load_rows(plan)
 
@@ -150,7 +153,11 @@ def _in_turn(rows):
 def _digests(now, backlogs):
     """One digest per backlogged chat, with its first rows, all read in one query."""
     digests = OrderedDict()
-    rows = _in_turn(Notification.objects.sendable_in_chats(now).filter(chat_id__in=backlogs))
+    rows = _in_turn(
+        Notification.objects.sendable_in_chats(now)
+        .filter(chat_id__in=backlogs)
+        .exclude(kind=Notification.Kind.REPORT)
+    )
     for pk, chat_pk in rows.filter(turn__lte=DIGEST_MAX_ITEMS).values_list("pk", "chat_id"):
         chat_id, backlog = backlogs[chat_pk]
         digests.setdefault(chat_pk, Unit(chat_id, [], backlog)).pks.append(pk)
@@ -222,6 +229,8 @@ def render_unit(unit, rows):
         if unit.is_digest:
             rendered, listed = render_digest(rows, unit.backlog)
             return rendered, rows[:listed]
+        if rows[0].kind == Notification.Kind.REPORT:
+            return render_report(rows[0]), rows[:1]
         return render(rows[0]), rows[:1]
 
 
@@ -310,6 +319,7 @@ def _send(chat, rendered):
                 photo_url=rendered.photo_url,
                 reply_markup=rendered.reply_markup,
                 plain_text=rendered.plain,
+                photo_bytes=rendered.photo_bytes,
             )
         except DeliveryError as err:
             if err.migrate_to_chat_id is None:

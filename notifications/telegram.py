@@ -18,7 +18,7 @@ import warnings
 from dataclasses import dataclass
 
 from django.conf import settings
-from telegram import Bot
+from telegram import Bot, InputFile
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -238,13 +238,19 @@ def send_message(
     photo_url: str | None = None,
     reply_markup=None,
     plain_text: str | None = None,
+    photo_bytes: bytes | None = None,
 ) -> int:
-    """Sends one HTML message (as a photo caption when photo_url is given) and returns its
-    message_id.
+    """Sends one HTML message (as a photo caption when photo_url or photo_bytes is given) and
+    returns its message_id.
 
-    A photo Telegram cannot fetch falls back to a text message; HTML Telegram cannot
+    `photo_bytes` is an image Lago drew (the weekly report's chart), uploaded as multipart. A
+    photo Telegram cannot fetch or take falls back to a text message; HTML Telegram cannot
     parse is resent once as `plain_text`. Raises DeliveryError for everything else.
     """
+    if photo_bytes is not None:
+        if not isinstance(photo_bytes, bytes):
+            # A str would be read as a path or URL by python-telegram-bot: only our own bytes go.
+            raise TypeError(f"photo_bytes must be bytes, not {type(photo_bytes).__name__}")
     with _lock:
         rt = runtime()
         if photo_url and not is_web_url(photo_url):
@@ -256,15 +262,16 @@ def send_message(
                 str(photo_url)[:80],
             )
             photo_url = None
+        photo = photo_url if photo_bytes is None else InputFile(photo_bytes, filename="chart.png")
         try:
-            message = rt.run(_send(rt.bot, chat_id, text, photo_url, reply_markup, plain_text))
+            message = rt.run(_send(rt.bot, chat_id, text, photo, reply_markup, plain_text))
         except TelegramError as exc:
             raise to_delivery_error(exc) from None
         return message.message_id
 
 
 def is_web_url(value) -> bool:
-    """Is `value` a string holding an absolute http(s) URL (the only photo we send)?"""
+    """Is `value` a string holding an absolute http(s) URL (the only photo address we pass on)?"""
     return (
         isinstance(value, str)
         and value.lower().startswith(("https://", "http://"))
@@ -272,12 +279,13 @@ def is_web_url(value) -> bool:
     )
 
 
-async def _send(bot, chat_id, text, photo_url, reply_markup, plain_text):
-    if photo_url:
+async def _send(bot, chat_id, text, photo, reply_markup, plain_text):
+    """`photo`: a web URL, or an InputFile of bytes Lago made (never a path)."""
+    if photo:
         try:
             return await bot.send_photo(
                 chat_id,
-                photo=photo_url,
+                photo=photo,
                 caption=text,
                 parse_mode=ParseMode.HTML,
                 reply_markup=reply_markup,

@@ -1,8 +1,8 @@
 """The keyword's own admin page: a *Run now* button, its last runs and the ads it found; on the
 add and change form a *Test search* button (the first page of the query, nothing saved).
 
-A mixin for scraping.admin_keywords.KeywordAdmin. Self-contained: two URLs (POST only), two
-read-only fields in their own fieldset, and the buttons in
+A mixin for scraping.admin_keywords.KeywordAdmin. Self-contained: two URLs (POST only), the
+market chart's image URL, three read-only fields in their own fieldset, and the buttons in
 templates/admin/tracker/keyword/change_form.html.
 """
 
@@ -12,7 +12,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -29,7 +29,11 @@ from scraping.scrape import scrape_keyword
 from scraping.sources import registry
 from scraping.tick import enqueue_scrape
 from tracker import admin as tracker_admin
+from tracker.market_report import market_report
 from tracker.models import Keyword
+from tracker.report_chart import HEIGHT as CHART_HEIGHT
+from tracker.report_chart import WIDTH as CHART_WIDTH
+from tracker.report_chart import report_chart_png
 
 logger = logging.getLogger(__name__)
 
@@ -37,19 +41,29 @@ RECENT_RUNS = 10
 
 
 class KeywordPageMixin:
-    run_fieldset = (gettext_lazy("Runs and ads"), {"fields": ["recent_runs", "ads_found_total"]})
+    run_fieldset = (
+        gettext_lazy("Runs and ads"),
+        {"fields": ["recent_runs", "ads_found_total", "market_chart"]},
+    )
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = list(super().get_fieldsets(request, obj))
         return fieldsets if obj is None else [*fieldsets, self.run_fieldset]
 
     def get_readonly_fields(self, request, obj=None):
-        return [*super().get_readonly_fields(request, obj), "recent_runs", "ads_found_total"]
+        return [
+            *super().get_readonly_fields(request, obj),
+            "recent_runs",
+            "ads_found_total",
+            "market_chart",
+        ]
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.run_now_view)
         test = self.admin_site.admin_view(self.test_search_view)
+        chart = self.admin_site.admin_view(self.report_chart_view)
         return [
+            path("<path:object_id>/report-chart.png", chart, name=self.url_name("report_chart")),
             path("test-search/", test, name=self.url_name("test_search")),
             path("<path:object_id>/run-now/", view, name=self.url_name("run_now")),
             *super().get_urls(),
@@ -135,6 +149,18 @@ class KeywordPageMixin:
         self.start_run(request, keyword)
         return HttpResponseRedirect(reverse(f"admin:{self.url_name('change')}", args=[keyword.pk]))
 
+    def report_chart_view(self, request, object_id):
+        """The market report's chart of the keyword, as the weekly report sends it (PNG), for
+        whoever may view the keyword."""
+        keyword = self.get_object(request, unquote(object_id))
+        if keyword is None:
+            raise Http404(_("No keyword with id %(id)s.") % {"id": object_id})
+        if not self.has_view_permission(request, keyword):
+            raise PermissionDenied
+        response = HttpResponse(report_chart_png(market_report(keyword)), content_type="image/png")
+        response["Cache-Control"] = "private, max-age=300"
+        return response
+
     def start_run(self, request, keyword):
         """Claims a run like a scheduled one (same skip rules), enqueued after commit; tells the
         operator."""
@@ -218,6 +244,21 @@ class KeywordPageMixin:
                 count,
             )
             % {"count": count},
+        )
+
+    @admin.display(description=gettext_lazy("market, last 12 weeks"))
+    def market_chart(self, obj):
+        """The chart as an image the browser fetches from report_chart_view: the page stays small
+        and quick, and the image answers to the keyword's view permission like the page."""
+        if obj is None or obj.pk is None:
+            return ""
+        url = reverse(f"admin:{self.url_name('report_chart')}", args=[obj.pk])
+        return format_html(
+            '<img src="{}" width="{}" height="{}" alt="{}" loading="lazy">',
+            url,
+            CHART_WIDTH,
+            CHART_HEIGHT,
+            _("weekly median price with the middle half of the prices"),
         )
 
 

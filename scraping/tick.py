@@ -16,6 +16,7 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import timezone
 
+from notifications.reports import queue_due_reports
 from notifications.tasks import send_due
 from scraping.claims import claim_due_keywords, claim_due_sweeps, window_base
 from scraping.credentials import check_credentials
@@ -34,6 +35,8 @@ def tick(scheduled_at=None):
     Heartbeat.beat("scheduler")
     # Before sending, so a source's failing alert leaves with this tick's batch.
     _step("failure alerts", lambda: send_failure_alerts(now))
+    # Also before sending: a weekly report whose hour has come leaves with this batch.
+    _step("weekly reports", lambda: queue_due_reports(now))
     # One batch (NOTIFY_BATCH) here; a longer outbox goes on draining in send tasks.
     sent = _step("send notifications", send_due)
     reaped = _step("reap zombies", lambda: reap_zombies(now))

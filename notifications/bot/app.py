@@ -52,6 +52,7 @@ MENU = [
     ("mute", gettext_noop("Pause messages: /mute [2h|1d]")),
     ("unmute", gettext_noop("Messages on again")),
     ("quiet", gettext_noop("Quiet hours: /quiet 22-7 or /quiet off")),
+    ("report", gettext_noop("Weekly market report: /report on|off")),
     ("stop", gettext_noop("Stop all messages")),
     ("start", gettext_noop("Register or resume")),
     ("help", gettext_noop("All commands")),

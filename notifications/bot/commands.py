@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from notifications.alerts import enqueue_admin_alert
-from notifications.bot import drop_rules, keyboards, price_command, quiet_command
+from notifications.bot import drop_rules, keyboards, price_command, quiet_command, report_command
 from notifications.bot.access import approve
 from notifications.bot.drop_rules import RuleError, split_rule
 from notifications.bot.durations import DurationError, describe, parse_duration
@@ -353,6 +353,7 @@ COMMANDS = {
     "add": add,
     "quiet": quiet_command.quiet,
     "price": price,
+    "report": report_command.report,
 }
 
 

@@ -29,6 +29,11 @@ def help_text(chat):
             "quiet hours: messages wait until they end (/quiet 22-7 Europe/Berlin: another time "
             "zone; /quiet off)"
         ),
+        "/report on|off — "
+        + _(
+            "the weekly market report with a chart (/report 12 off: one keyword; /report "
+            "monday 8: day and hour)"
+        ),
         "/status — " + _("your subscriptions and recent messages"),
         "/stop — " + _("stop all messages (/start resumes)"),
     ]

@@ -11,6 +11,7 @@ from django.utils.translation import get_supported_language_variant, gettext_noo
 from django.utils.translation import gettext_lazy as _
 
 from notifications.models.quiet_hours import QuietHours
+from notifications.models.report_schedule import ReportSchedule
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +53,10 @@ class TelegramChatQuerySet(models.QuerySet):
         )
         ends = ((chat.pk, chat.quiet_ends_at(now)) for chat in chats)
         return {pk: end for pk, end in ends if end is not None}
+
+    def reports_due(self, now):
+        """Active chats whose weekly report moment has come (chat_report_due_idx)."""
+        return self.active().filter(report_next_at__lte=now)
 
     def register(self, chat_id, title="", username="", language_code=None):
         """/start from `chat_id`: returns (chat, outcome).
@@ -157,7 +162,7 @@ class TelegramChatQuerySet(models.QuerySet):
         return old
 
 
-class TelegramChat(QuietHours):
+class TelegramChat(ReportSchedule, QuietHours):
     class Status(models.TextChoices):
         PENDING = "pending", _("pending approval")
         ACTIVE = "active", _("active")
@@ -184,6 +189,8 @@ class TelegramChat(QuietHours):
 
     class Meta(QuietHours.Meta):
         ordering = ["id"]
+        constraints = [*QuietHours.Meta.constraints, *ReportSchedule.CONSTRAINTS]
+        indexes = ReportSchedule.INDEXES
         verbose_name = _("Telegram chat")
         verbose_name_plural = _("Telegram chats")
 

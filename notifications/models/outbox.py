@@ -31,6 +31,7 @@ SENT_FIELDS = (
     "price",
     "old_price",
     "text",
+    "alert_key",  # a report's week (notifications/reports.py)
     "status",
     "attempts",
     "last_error",
@@ -286,6 +287,8 @@ class Notification(models.Model):
         # The message a chat gets when an admin approves it (not an alert: /health does not count
         # it).
         WELCOME = "welcome", _("welcome")
+        # A keyword's weekly market report (notifications/reports.py): a chart with a caption.
+        REPORT = "report", _("weekly report")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("pending")
@@ -359,6 +362,12 @@ class Notification(models.Model):
                 fields=["chat", "alert_key"],
                 condition=Q(kind="alert"),
                 name="notification_alert_once",
+            ),
+            # One report per subscription and week: alert_key "report:<keyword>:<ISO week>".
+            models.UniqueConstraint(
+                fields=["chat", "alert_key"],
+                condition=Q(kind="report"),
+                name="notification_report_once",
             ),
         ]
         indexes = [

@@ -67,6 +67,8 @@ class Subscription(models.Model):
             "the median)."
         ),
     )
+    # The weekly market report of the keyword (/report on|off).
+    report_enabled = models.BooleanField(_("weekly report"), default=True)
     created_at = models.DateTimeField(_("created"), default=timezone.now)
 
     class Meta:

@@ -234,6 +234,8 @@ def change_chat(client, chat, **fields):
         "quiet_end": "",
         "time_zone": "",
         "language": chat.language,
+        "report_weekday": chat.report_weekday,
+        "report_hour": chat.report_hour,
         "subscriptions-TOTAL_FORMS": "0",
         "subscriptions-INITIAL_FORMS": "0",
         "subscriptions-MIN_NUM_FORMS": "0",

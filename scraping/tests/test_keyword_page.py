@@ -252,3 +252,27 @@ def test_change_page_still_shows_schedule_and_cursor(admin_client):
         assert shown[name] is True, name
     assert {"activity", "created_at", "updated_at"} <= set(shown)
     assert "123456789" in response.content.decode()
+
+
+def chart_url(kw):
+    return reverse("admin:tracker_keyword_report_chart", args=[kw.pk])
+
+
+def test_page_shows_the_market_chart_served_as_png(admin_client):
+    kw = make_keyword()
+    make_ad(price=100).matches.create(keyword=kw)
+    html = admin_client.get(page_url(kw)).content.decode()
+    assert f'<img src="{chart_url(kw)}" width="800" height="400"' in html
+    response = admin_client.get(chart_url(kw))
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    assert response.content.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_market_chart_needs_the_keyword_view_permission(django_user_model):
+    kw = make_keyword()
+    staff = django_user_model.objects.create_user("staff", password="x", is_staff=True)
+    client = Client()
+    client.force_login(staff)
+    assert client.get(chart_url(kw)).status_code == 403
+    staff.user_permissions.add(Permission.objects.get(codename="view_keyword"))
+    assert client.get(chart_url(kw)).status_code == 200

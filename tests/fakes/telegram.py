@@ -12,6 +12,7 @@
     server.bad_results = 1                      # next send answers ok with a result that is not a
     Message
     server.uploads                              # bodies of multipart requests (a file was uploaded)
+    server.photos(chat_id)                      # bytes of the photos uploaded to a chat, in order
     server.down = True                          # connections closed without an answer
     server.count_429, server.requests
 
@@ -24,6 +25,8 @@ getUpdates honours `offset` (older updates count as confirmed and are dropped) a
 (waits until an update is pushed, at most min(timeout, max_poll_wait) seconds).
 """
 
+import email.parser
+import email.policy
 import itertools
 import json
 import math
@@ -187,6 +190,15 @@ class FakeTelegram:
         for m in self.messages:
             seen[(m["chat_id"], m["text"] or m["caption"])] += 1
         return sum(1 for n in seen.values() if n > 1)
+
+    def photos(self, chat_id=None):
+        """The bytes of the photos uploaded (not sent by URL), oldest first."""
+        with self.lock:
+            return [
+                m["photo_bytes"]
+                for m in self.messages
+                if m["photo_bytes"] is not None and chat_id in (None, m["chat_id"])
+            ]
 
     def replies(self, chat_id):
         """Texts (or captions) of the messages sent to `chat_id`, oldest first."""
@@ -382,6 +394,8 @@ class FakeTelegram:
                 "text": params.get("text"),
                 "caption": params.get("caption"),
                 "photo": params.get("photo"),
+                # The bytes of an uploaded photo (multipart), None for a photo sent by URL.
+                "photo_bytes": params.get(_FILES, {}).get("photo"),
                 "parse_mode": params.get("parse_mode"),
                 "reply_markup": _json(params.get("reply_markup")),
                 "message_id": message["message_id"],
@@ -464,6 +478,31 @@ def _message(chat_id, user_id, chat_type, title, username):
     }
 
 
+# Where _multipart() puts the uploaded files ({field: bytes}) among the text parameters.
+_FILES = "__files__"
+
+
+def _multipart(content_type, raw):
+    """A multipart/form-data body as the Bot API reads it: text fields as parameters, files (parts
+    with a file name) as bytes under _FILES, by field name. A field "photo" given as
+    "attach://<name>" names the file part <name>."""
+    head = f"Content-Type: {content_type}\r\n\r\n".encode()
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
+    params, files = {}, {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True) or b""
+        if part.get_filename() is not None:
+            files[name] = payload
+        else:
+            params[name] = payload.decode("utf-8", "replace")
+    for field, value in list(params.items()):
+        if value.startswith("attach://") and value[len("attach://") :] in files:
+            files[field] = files[value[len("attach://") :]]
+    params[_FILES] = files
+    return params
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
@@ -481,6 +520,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.headers.get("Content-Type", "").startswith("multipart/"):
             with self.fake.lock:
                 self.fake.uploads.append(raw)
+            return _multipart(self.headers["Content-Type"], raw)
         raw = raw.decode("utf-8", "replace")
         if self.headers.get("Content-Type", "").startswith("application/json"):
             return json.loads(raw or "{}")
