@@ -53,6 +53,7 @@ MENU = [
     ("unmute", gettext_noop("Messages on again")),
     ("quiet", gettext_noop("Quiet hours: /quiet 22-7 or /quiet off")),
     ("report", gettext_noop("Weekly market report: /report on|off")),
+    ("price", gettext_noop("Is a price good? /price <id> <price>")),
     ("stop", gettext_noop("Stop all messages")),
     ("start", gettext_noop("Register or resume")),
     ("help", gettext_noop("All commands")),
