@@ -56,6 +56,9 @@ class Destination(TelegramChat):
         self.channel = self.Channel.APPRISE
         if not self.title.strip():
             raise ValidationError({"title": gettext("A destination needs a name.")})
+        # The form leaves `channel` out, so Django skips the constraint that says this.
+        if Destination.objects.filter(title=self.title).exclude(pk=self.pk).exists():
+            raise ValidationError({"title": gettext("A destination with this name exists.")})
         try:
             apprise_channel.parse(self.apprise_url)
         except ValueError as exc:
