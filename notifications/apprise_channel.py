@@ -19,7 +19,7 @@ import apprise
 from django.conf import settings
 from django.utils.translation import gettext as _
 
-from lib.log_filters import redact
+from lib.log_filters import learn_secrets, redact
 
 logger = logging.getLogger(__name__)
 logging.getLogger("apprise").propagate = False
@@ -91,12 +91,13 @@ def mask(url):
 
 
 def secrets(url):
-    """The parts of `url` that must not appear in any text: its user and password, and whatever
-    Apprise's privacy form leaves out (tokens in the path)."""
+    """The parts of `url` that must not appear in any text: its password (or its user part when
+    that stands alone, as ntfy's token does), and whatever Apprise's privacy form leaves out
+    (tokens in the path)."""
     found = set()
     try:
         parts = urlsplit(url)
-        found.update(p for p in (parts.username, parts.password) if p)
+        found.add(parts.password or ("" if "@" not in parts.netloc else parts.username))
     except ValueError:
         pass
     try:
@@ -105,8 +106,8 @@ def secrets(url):
         found.update(p for p in _pieces(service.url()) if p not in shown)
     except ValueError:
         pass
-    found.update({unquote(s) for s in found})
-    return sorted((s for s in found if len(s) >= MIN_SECRET_LENGTH), key=len, reverse=True)
+    found.update({unquote(s) for s in found if s})
+    return sorted((s for s in found if s and len(s) >= MIN_SECRET_LENGTH), key=len, reverse=True)
 
 
 def _pieces(url):
@@ -129,6 +130,9 @@ def preferred_format(url):
 
 def send(url, title, body, body_format="text"):
     """Delivers one message; DeliveryError (scrubbed of the URL's secrets) when it is not."""
+    # Whatever fails from here (a log line, an error-tracking event with this frame's variables)
+    # comes out without the URL's secrets.
+    learn_secrets(secrets(url))
     try:
         service = parse(url)
     except ValueError as exc:

@@ -8,6 +8,8 @@ server.fail_next(3)         # the next 3 posts answer 500 (not recorded as deliv
 server.status = 500         # every post answers 500 until set back to 200
 server.hold = threading.Event()   # posts wait for it (a slow service; a crash mid-send)
 server.arrived              # set when a post has arrived (before any hold)
+server.held                 # posts that waited on `hold`: their sender gave up or was killed
+                            # meanwhile, so they are not counted as delivered
 """
 
 import base64
@@ -21,7 +23,7 @@ class FakeAppriseEndpoint:
     def __init__(self, user="user", password="secret"):
         self.user, self.password = user, password
         self.lock = threading.Lock()
-        self.posts, self.refused = [], []
+        self.posts, self.refused, self.held = [], [], []
         self.status = 200
         self.failures_left = 0
         self.hold = None
@@ -45,8 +47,9 @@ class FakeAppriseEndpoint:
             def do_POST(self):  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 fake.arrived.set()
-                if fake.hold is not None:
-                    fake.hold.wait(30)
+                hold = fake.hold
+                if hold is not None:
+                    hold.wait(30)
                 if self.headers.get("Content-Type", "").startswith("application/json"):
                     post = json.loads(body or b"{}")
                 else:
@@ -58,7 +61,10 @@ class FakeAppriseEndpoint:
                     if fake.failures_left:
                         fake.failures_left -= 1
                         status = 500
-                    (fake.posts if status < 300 else fake.refused).append(post)
+                    if hold is not None:
+                        fake.held.append(post)
+                    else:
+                        (fake.posts if status < 300 else fake.refused).append(post)
                 answer = b"{}" if status < 300 else b"boom"
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

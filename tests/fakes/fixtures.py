@@ -2,6 +2,7 @@
 
 import pytest
 
+from lib.log_filters import forget_learnt_secrets
 from notifications import sender
 from scraping import http
 from tests.fakes.apprise_endpoint import FakeAppriseEndpoint
@@ -76,3 +77,5 @@ def apprise_endpoint(settings):
     server = FakeAppriseEndpoint().start()
     yield server
     server.stop()
+    # The endpoint's password must not stay redacted in the tests that follow.
+    forget_learnt_secrets()
