@@ -49,6 +49,7 @@ class DestinationForm(forms.ModelForm):
         status.choices = [(s, label) for s, label in status.choices if s in ("active", "paused")]
         if self.instance.pk is None:
             self.fields["apprise_url"].required = True
+            status.initial = "active"
 
     def clean_apprise_url(self):
         # Empty on a change: the stored URL stays (it is never rendered into the form).

@@ -15,6 +15,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from lib.log_filters import learn_secrets
 from notifications import apprise_channel
 from notifications.models.chats import TelegramChat, TelegramChatQuerySet
 
@@ -63,6 +64,8 @@ class Destination(TelegramChat):
             apprise_channel.parse(self.apprise_url)
         except ValueError as exc:
             raise ValidationError({"apprise_url": str(exc)}) from None
+        # From here on this process's log lines and error reports leave the URL's secrets out.
+        learn_secrets(apprise_channel.secrets(self.apprise_url))
 
     def save(self, *args, **kwargs):
         self.channel = self.Channel.APPRISE

@@ -85,17 +85,19 @@ def test_a_telegram_chat_and_a_destination_get_a_new_ad_once_each(
 
 
 def test_a_500_retries_after_the_backoff_then_delivers_once(apprise_endpoint, family, time_machine):
-    time_machine.move_to(timezone.now())
+    failed_at = timezone.now()
+    time_machine.move_to(failed_at, tick=False)
     n = make_notification(chat=family)
     apprise_endpoint.fail_next(1)
     assert process_queue() == 0
     n.refresh_from_db()
     assert (n.status, n.attempts) == (Notification.Status.PENDING, 1)
     assert "500" in n.last_error
-    time_machine.move_to(n.next_attempt_at - timedelta(seconds=5))
+    assert n.next_attempt_at - failed_at == timedelta(minutes=1)  # BACKOFF's first step
+    time_machine.move_to(failed_at + timedelta(seconds=55))
     assert process_queue() == 0  # not due before the backoff's minute
     assert len(apprise_endpoint.refused) == 1 and apprise_endpoint.posts == []
-    time_machine.move_to(n.next_attempt_at)
+    time_machine.move_to(failed_at + timedelta(minutes=1))
     assert process_queue() == 1
     assert process_queue() == 0
     assert len(apprise_endpoint.posts) == 1
@@ -136,9 +138,11 @@ def test_a_paused_destination_gets_nothing_queued_nor_sent(apprise_endpoint, fam
     make_subscription(chat=family, keyword=keyword)
     queued = make_notification(chat=family)
     Destination.objects.get(pk=family.pk).pause("by hand", alert=False)
+    raced = make_notification(chat=family)  # written by a fan-out that read it as active
     assert process_queue() == 0
     queued.refresh_from_db()
-    assert queued.status == Notification.Status.CANCELLED
+    raced.refresh_from_db()
+    assert queued.status == raced.status == Notification.Status.CANCELLED
     assert apprise_endpoint.posts == []
 
 

@@ -10,6 +10,7 @@ import sentry_sdk
 from django.utils import timezone
 
 from lago.error_tracking import init_error_tracking
+from notifications import apprise_channel
 from notifications.models import Notification
 from notifications.sender import process_queue
 from tests.factories import make_destination, make_notification
@@ -64,3 +65,18 @@ def test_no_envelope_and_no_log_line_carries_the_token(
     assert not [body for body in ingest.raw if TOKEN.encode() in body]
     assert not [r for r in caplog.records if TOKEN in r.getMessage()]
     assert TOKEN not in n.last_error
+
+
+@pytest.mark.parametrize(
+    "url, secret",
+    [
+        ("json://user:pa55word@127.0.0.1:9/hook", "pa55word"),
+        ("ntfys://tk_0123456789@ntfy.example.org/lago", "tk_0123456789"),
+        ("discord://123456789012345678/AbCdEfGhIjKlMnOp", "AbCdEfGhIjKlMnOp"),
+    ],
+)
+def test_an_error_text_is_scrubbed_of_the_urls_secrets(url, secret):
+    text = f"POST to {url} failed: token {secret} refused"
+    scrubbed = apprise_channel.scrub(text, url)
+    assert secret not in scrubbed and "failed" in scrubbed
+    assert secret not in apprise_channel.mask(url)
