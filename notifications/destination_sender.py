@@ -25,7 +25,9 @@ from django.db.models import Count
 from django.utils import timezone, translation
 
 from notifications import apprise_channel, destination_messages
+from notifications.messages import DIGEST_MAX_ITEMS
 from notifications.models import Destination, Notification, SendPace, TelegramChat
+from notifications.outcome_log import LOST
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +54,7 @@ def send_due(limit, outcomes, deadline):
         pks = list(
             sendable.filter(chat_id=chat_pk)
             .order_by("next_attempt_at", "pk")
-            .values_list("pk", flat=True)[: destination_messages.messages.DIGEST_MAX_ITEMS]
+            .values_list("pk", flat=True)[:DIGEST_MAX_ITEMS]
         )
         loaded = Notification.objects.load_for_sending(pks)
         rows = Notification.objects.claim(
@@ -60,9 +62,10 @@ def send_due(limit, outcomes, deadline):
             timezone.now(),
             settings.NOTIFY_CLAIM_LEASE_S,
         )
-        if rows:
+        destination = Destination.objects.filter(pk=chat_pk).first()
+        if rows and destination is not None:  # a deleted destination took its rows with it
             messages += 1
-            delivered += _deliver(Destination.objects.get(pk=chat_pk), rows, backlog, outcomes)
+            delivered += _deliver(destination, rows, backlog, outcomes)
             _paced(chat_pk)
     if delivered:
         logger.info("notifications: delivered %d notifications to destinations", delivered)
@@ -91,6 +94,12 @@ def _deliver(destination, rows, backlog, outcomes):
     except ValueError as exc:  # the stored URL no longer parses (an Apprise upgrade)
         err = apprise_channel.DeliveryError(str(exc), permanent=True)
         return _failed(destination, rows, err, name, outcomes)
+    except LOST:
+        raise  # the database is gone: nothing was sent; the rows come back when their lease ends
+    except Exception as exc:  # a bug or odd data in one row must not abort the round
+        logger.exception("notifications: sending %s crashed", name)
+        err = apprise_channel.DeliveryError(f"unexpected error: {exc!r}"[:500])
+        return _failed(destination, rows, err, name, outcomes)
     now = timezone.now()
     outcomes.record(f"the sent mark of {name}", partial(_settle, destination, rows, now))
     return len(rows)
@@ -113,9 +122,12 @@ def _failed(destination, rows, err, name, outcomes):
                 n.mark_failed(err.reason)
 
     outcomes.record(f"the failure of {name}", write)
-    if any(n.status == Notification.Status.DEAD for n in rows):
-        reason = f"failed {rows[0].attempts} times: {err.reason}"
-        outcomes.record(f"the pause of {destination.log_name}", partial(destination.pause, reason))
+    dead = [n for n in rows if n.status == Notification.Status.DEAD]
+    if dead:
+        reason = err.reason if err.permanent else f"failed {dead[0].attempts} times: {err.reason}"
+        # One alert per dead row, however often the write is retried (the outcome log's rule).
+        pause = partial(destination.pause, reason, alert_key=f"destination-dead:{dead[0].pk}")
+        outcomes.record(f"the pause of {destination.log_name}", pause)
     return 0
 
 

@@ -98,7 +98,7 @@ class Destination(TelegramChat):
             last_error_at=self.last_error_at, last_error=self.last_error
         )
 
-    def pause(self, reason, alert=True):
+    def pause(self, reason, alert=True, alert_key=None):
         """No more messages until resumed: what is queued is cancelled (visible and retryable in
         the outbox). A destination that kept failing is paused with an admin alert."""
         from notifications.alerts import enqueue_admin_alert
@@ -114,7 +114,8 @@ class Destination(TelegramChat):
             )
             if alert:
                 text = PAUSED_ALERT % {"name": self.title, "reason": reason}
-                enqueue_admin_alert(f"destination-paused:{self.pk}:{uuid.uuid4().hex}", text)
+                key = alert_key or f"destination-paused:{self.pk}:{uuid.uuid4().hex}"
+                enqueue_admin_alert(key, text)
         logger.warning(
             "notifications: %s paused (%s); %d queued notifications cancelled",
             self.log_name,
