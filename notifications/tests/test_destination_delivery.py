@@ -2,6 +2,7 @@
 dead after six failures (which pauses the destination with an admin alert), pace and digest,
 quiet hours and mute; the URL's password in no log line."""
 
+import threading
 from datetime import time, timedelta
 from decimal import Decimal
 from time import sleep
@@ -20,6 +21,7 @@ from tests.factories import (
     make_notification,
     make_subscription,
 )
+from tests.fakes.apprise_endpoint import FakeAppriseEndpoint
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
@@ -213,3 +215,28 @@ def test_a_refused_url_kills_the_row_at_once(apprise_endpoint, family):
     family.refresh_from_db()
     assert n.status == Notification.Status.DEAD and "foo://" in n.last_error
     assert family.status == TelegramChat.Status.PAUSED
+
+
+def test_a_hanging_destination_fails_within_its_timeout_and_the_others_are_served(
+    telegram, apprise_endpoint, family, settings
+):
+    settings.APPRISE_TIMEOUT_S = 0.5
+    slow_endpoint = FakeAppriseEndpoint().start()
+    slow_endpoint.hold = threading.Event()
+    try:
+        # Its URL asks for a 30 s read timeout: APPRISE_TIMEOUT_S caps it.
+        url = slow_endpoint.url("slow") + "?rto=30"
+        slow = make_destination(title="slow", apprise_url=url)
+        stuck = make_notification(chat=slow)
+        make_notification(chat=family)
+        chat_row = make_notification(chat=make_chat())
+        assert process_queue() == 2
+        assert slow_endpoint.arrived.is_set()
+    finally:
+        slow_endpoint.stop()
+    stuck.refresh_from_db()
+    chat_row.refresh_from_db()
+    assert (stuck.status, stuck.attempts) == (Notification.Status.PENDING, 1)
+    assert stuck.last_error
+    assert chat_row.status == Notification.Status.SENT
+    assert len(apprise_endpoint.posts) == 1 and len(telegram.messages) == 1
