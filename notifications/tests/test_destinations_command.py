@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from notifications.models import Destination, Subscription
-from tests.factories import make_keyword
+from tests.factories import make_ad, make_keyword, make_notification
 from tests.fakes.willhaben_factory import make_raw_ad
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
@@ -108,3 +108,14 @@ def test_remove_deletes_the_destination_and_its_subscriptions(apprise_endpoint):
     assert not Destination.objects.exists() and not Subscription.objects.exists()
     with pytest.raises(CommandError, match="No destination named"):
         run("remove", "family")
+
+
+def test_notify_dry_run_shows_destination_rows_and_sends_nothing(apprise_endpoint):
+    run("add", "family", apprise_endpoint.url())
+    n = make_notification(chat=Destination.objects.get(), ad=make_ad(title="Puch"))
+    out = StringIO()
+    call_command("notify", "--dry-run", stdout=out)
+    text = out.getvalue()
+    assert f"→ destination family: notification {n.pk}" in text and "Puch" in text
+    assert "1 notification(s) would be sent" in text
+    assert apprise_endpoint.posts == []
