@@ -4,66 +4,100 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('notifications', '0004_chat_language_choices'),
+        ("notifications", "0004_chat_language_choices"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Destination',
-            fields=[
-            ],
+            name="Destination",
+            fields=[],
             options={
-                'verbose_name': 'destination',
-                'verbose_name_plural': 'destinations',
-                'proxy': True,
-                'indexes': [],
-                'constraints': [],
+                "verbose_name": "destination",
+                "verbose_name_plural": "destinations",
+                "proxy": True,
+                "indexes": [],
+                "constraints": [],
             },
-            bases=('notifications.telegramchat',),
+            bases=("notifications.telegramchat",),
         ),
         migrations.AddField(
-            model_name='telegramchat',
-            name='apprise_url',
-            field=models.TextField(blank=True, default='', verbose_name='Apprise URL'),
+            model_name="telegramchat",
+            name="apprise_url",
+            field=models.TextField(blank=True, default="", verbose_name="Apprise URL"),
         ),
         migrations.AddField(
-            model_name='telegramchat',
-            name='channel',
-            field=models.CharField(choices=[('telegram', 'Telegram'), ('apprise', 'Apprise')], default='telegram', max_length=16, verbose_name='channel'),
+            model_name="telegramchat",
+            name="channel",
+            field=models.CharField(
+                choices=[("telegram", "Telegram"), ("apprise", "Apprise")],
+                default="telegram",
+                max_length=16,
+                verbose_name="channel",
+            ),
         ),
         migrations.AddField(
-            model_name='telegramchat',
-            name='last_error',
-            field=models.CharField(blank=True, default='', max_length=500, verbose_name='last error'),
+            model_name="telegramchat",
+            name="last_error",
+            field=models.CharField(
+                blank=True, default="", max_length=500, verbose_name="last error"
+            ),
         ),
         migrations.AddField(
-            model_name='telegramchat',
-            name='last_error_at',
-            field=models.DateTimeField(blank=True, null=True, verbose_name='last error at'),
+            model_name="telegramchat",
+            name="last_error_at",
+            field=models.DateTimeField(blank=True, null=True, verbose_name="last error at"),
         ),
         migrations.AddField(
-            model_name='telegramchat',
-            name='last_success_at',
-            field=models.DateTimeField(blank=True, null=True, verbose_name='last success'),
+            model_name="telegramchat",
+            name="last_success_at",
+            field=models.DateTimeField(blank=True, null=True, verbose_name="last success"),
         ),
         migrations.AlterField(
-            model_name='telegramchat',
-            name='chat_id',
-            field=models.BigIntegerField(blank=True, null=True, unique=True, verbose_name='chat id'),
+            model_name="telegramchat",
+            name="chat_id",
+            field=models.BigIntegerField(
+                blank=True, null=True, unique=True, verbose_name="chat id"
+            ),
         ),
         migrations.AlterField(
-            model_name='telegramchat',
-            name='status',
-            field=models.CharField(choices=[('pending', 'pending approval'), ('active', 'active'), ('blocked', 'blocked'), ('stopped', 'stopped'), ('paused', 'paused')], default='pending', max_length=16, verbose_name='status'),
+            model_name="telegramchat",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("pending", "pending approval"),
+                    ("active", "active"),
+                    ("blocked", "blocked"),
+                    ("stopped", "stopped"),
+                    ("paused", "paused"),
+                ],
+                default="pending",
+                max_length=16,
+                verbose_name="status",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='telegramchat',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('channel', 'telegram'), ('chat_id__isnull', False)), models.Q(('channel', 'apprise'), ('chat_id__isnull', True), models.Q(('apprise_url', ''), _negated=True), models.Q(('title', ''), _negated=True)), _connector='OR'), name='chat_channel_complete'),
+            model_name="telegramchat",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("channel", "telegram"), ("chat_id__isnull", False)),
+                    models.Q(
+                        ("channel", "apprise"),
+                        ("chat_id__isnull", True),
+                        models.Q(("apprise_url", ""), _negated=True),
+                        models.Q(("title", ""), _negated=True),
+                    ),
+                    _connector="OR",
+                ),
+                name="chat_channel_complete",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='telegramchat',
-            constraint=models.UniqueConstraint(condition=models.Q(('channel', 'apprise')), fields=('title',), name='destination_name_unique'),
+            model_name="telegramchat",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("channel", "apprise")),
+                fields=("title",),
+                name="destination_name_unique",
+            ),
         ),
     ]
