@@ -277,6 +277,10 @@ NOTIFY_MAX_SECONDS = env.float("NOTIFY_MAX_SECONDS", default=50.0)
 NOTIFY_DIGEST_THRESHOLD = env.int("NOTIFY_DIGEST_THRESHOLD", default=20)
 # A claimed row is hidden this long; if the sender dies mid-send it becomes due again afterwards.
 NOTIFY_CLAIM_LEASE_S = env.int("NOTIFY_CLAIM_LEASE_S", default=120)
+# Apprise destinations: one call's whole timeout (keep well below NOTIFY_CLAIM_LEASE_S), and the
+# least time between two messages to one destination (more rows meanwhile become one digest).
+APPRISE_TIMEOUT_S = env.float("APPRISE_TIMEOUT_S", default=10.0)
+APPRISE_MIN_GAP_S = env.float("APPRISE_MIN_GAP_S", default=60.0)
 
 # The bot (`manage.py runbot`). Chat ids are Telegram's (groups are negative).
 # Chats that become active on /start without approval.

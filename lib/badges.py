@@ -16,6 +16,7 @@ COLOURS = {
     "blocked": "red",
     "unhealthy": "red",
     "skipped": "amber",
+    "paused": "amber",
 }
 
 

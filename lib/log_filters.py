@@ -58,8 +58,26 @@ def _secrets_of(token, *proxy_urls):
     return tuple(secrets)
 
 
+# Secrets met at run time, not in settings: the passwords and tokens of Apprise destinations'
+# URLs (notifications.apprise_channel adds them before each call), longest first.
+_learnt = []
+
+
+def learn_secrets(values):
+    """From now on this process redacts `values` like the configured secrets (short ones
+    excepted, as for proxy passwords)."""
+    new = {v for v in values if v and len(v) >= MIN_PASSWORD_LENGTH} - set(_learnt)
+    if new:
+        _learnt[:] = sorted({*_learnt, *new}, key=len, reverse=True)
+
+
+def forget_learnt_secrets():
+    """Back to the configured secrets only (tests; a fresh process starts this way)."""
+    _learnt.clear()
+
+
 def redact(text: str) -> str:
-    for secret in _secrets():
+    for secret in (*_secrets(), *_learnt):
         text = text.replace(secret, REDACTED)
     if "@" in text and "://" in text:  # cheap checks first: every log record comes through here
         text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)

@@ -37,10 +37,16 @@ class KeywordSubscriptionInline(admin.TabularInline):
     fields = ["chat", "muted_until", "drop_rule", "drop_value", "report_enabled", "created_at"]
     readonly_fields = ["created_at"]
 
+    def get_queryset(self, request):
+        # Destinations have their own inline (admin_destinations.KeywordDestinationInline).
+        return super().get_queryset(request).filter(chat__channel=TelegramChat.Channel.TELEGRAM)
+
 
 @admin.register(TelegramChat)
 class TelegramChatAdmin(admin.ModelAdmin):
     # Fits 1366 px: the username under the title, the reason and the mute under the status.
+    # The recipients this admin lists (DestinationAdmin lists the Apprise ones).
+    channel = TelegramChat.Channel.TELEGRAM
     list_display = [
         "chat_id",
         "name",
@@ -52,11 +58,14 @@ class TelegramChatAdmin(admin.ModelAdmin):
     list_filter = ["status", "is_admin"]
     search_fields = ["chat_id", "title", "username"]
     readonly_fields = ["created_at"]
+    # A destination's fields (admin_destinations.DestinationAdmin).
+    exclude = ["channel", "apprise_url", "last_success_at", "last_error_at", "last_error"]
     inlines = [ChatSubscriptionInline]
     actions = ["approve", "block", "make_admin_chat", "send_test_message"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(n_subscriptions=Count("subscriptions"))
+        rows = super().get_queryset(request).filter(channel=self.channel)
+        return rows.annotate(n_subscriptions=Count("subscriptions"))
 
     def save_model(self, request, obj, form, change):
         """Quiet hours changed here release what the old window held, as /quiet does (validation:
@@ -301,3 +310,7 @@ class NotificationAdmin(BigTableAdmin):
             % {"n": done},
             level,
         )
+
+
+# Registered for its side effect (it builds on TelegramChatAdmin, so it is imported last).
+from notifications import admin_destinations  # noqa: E402, F401

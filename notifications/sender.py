@@ -28,9 +28,9 @@ from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone, translation
 
-from notifications import telegram
+from notifications import destination_sender, telegram
 from notifications.messages import DIGEST_MAX_ITEMS, render, render_digest
-from notifications.models import Notification
+from notifications.models import Notification, TelegramChat
 from notifications.outcome_log import LOST, RETRY_S, OutcomeLog
 from notifications.pacing import ELSEWHERE, GO, Pacer, make_pacer
 from notifications.reports import forget_drawn, render_report
@@ -87,24 +87,31 @@ class Unit:
 
 
 def process_queue(limit=None) -> int:
-    """Sends up to `limit` (NOTIFY_BATCH) due messages; returns how many rows were delivered."""
+    """Sends up to `limit` (NOTIFY_BATCH) due messages to Telegram chats, then as many to Apprise
+    destinations (notifications/destination_sender.py) in the round's remaining time; returns
+    how many rows were delivered. Without a bot token, or in a Telegram outage, destinations
+    are still served."""
     _State.outcomes.flush()  # what an earlier round could not record comes first
-    if telegram.sending_paused():
-        due = Notification.objects.due().count()
+    limit = limit or settings.NOTIFY_BATCH
+    deadline = time.monotonic() + settings.NOTIFY_MAX_SECONDS
+    now = timezone.now()
+    paused = telegram.sending_paused()
+    if paused:
+        due = Notification.objects.due().filter(chat__channel=TelegramChat.Channel.TELEGRAM)
         logger.warning(
             "notifications: sending paused (TELEGRAM_BOT_TOKEN is not set); %d due notifications "
             "wait",
-            due,
+            due.count(),
         )
-        return 0
-    now = timezone.now()
     Notification.objects.hold_for_quiet_hours(now)
     Notification.objects.cancel_for_inactive_chats()
     Notification.objects.expire_exhausted(now)
-    plan = build_plan(now, limit or settings.NOTIFY_BATCH)
-    if _State.outage and not _service_back():
-        return 0
-    return _run(plan, limit or settings.NOTIFY_BATCH)
+    delivered = 0
+    if not paused:
+        plan = build_plan(now, limit)
+        if not _State.outage or _service_back():
+            delivered = _run(plan, limit)
+    return delivered + destination_sender.send_due(limit, _State.outcomes, deadline)
 
 
 def _service_back():
@@ -118,7 +125,9 @@ def _service_back():
 
 def build_plan(now, limit) -> "OrderedDict[int, deque[Unit]]":
     """Per Telegram chat, the units to send, oldest first; chats over budget get one digest."""
-    sendable = Notification.objects.sendable(now)
+    sendable = Notification.objects.sendable(now).filter(
+        chat__channel=TelegramChat.Channel.TELEGRAM
+    )
     # A report is a photo of its own, never a digest line; it goes beside a chat's digest.
     backlogs = _backlogs(sendable.exclude(kind=Notification.Kind.REPORT))
     plan = OrderedDict((unit.chat_id, deque([unit])) for unit in _digests(now, backlogs))

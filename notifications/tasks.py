@@ -14,7 +14,7 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from notifications import telegram
-from notifications.models import Notification
+from notifications.models import Destination, Notification
 from notifications.sender import process_queue
 
 logger = logging.getLogger(__name__)
@@ -40,9 +40,10 @@ def send_due():
 
 def wake_sender():
     """Enqueues a send_due task; returns whether it was written. A failure only delays the
-    messages to the next tick, so it is logged, not raised. Without a bot token nothing can be
-    sent: the tick alone says so, once a minute, not every scrape."""
-    if telegram.sending_paused():
+    messages to the next tick, so it is logged, not raised. Without a bot token only Apprise
+    destinations can be served: without an active one the tick alone says so, once a minute,
+    not every scrape."""
+    if telegram.sending_paused() and not Destination.objects.active().exists():
         return False
     try:
         async_task(SEND_TASK, task_name="send-due", group=GROUP)

@@ -111,6 +111,20 @@ def _telegram():
     }
 
 
+def _destinations(stats):
+    """Every Apprise destination with its last success and error (URL masked), and the open
+    problems among them: paused (by an operator or after a dead message) or with dead rows."""
+    rows = stats["destinations"]
+    problems = [d for d in rows if d["status"] != TelegramChat.Status.ACTIVE]
+    return {
+        "rows": rows,
+        "problems": problems,
+        "dead": stats["notifications_per_channel"]["apprise"]["dead"],
+        "url": changelist("destination", "notifications"),
+        "dead_url": changelist("notification", "notifications", status__exact="dead"),
+    }
+
+
 def dashboard_context(now=None):
     now = now or timezone.now()
     report = health_report(now)
@@ -133,6 +147,7 @@ def dashboard_context(now=None):
         "failures": _failures_in_words(report["scraping"]),
         "alerts": _open_alerts(),
         "telegram": _telegram(),
+        "destinations": _destinations(stats),
         "alerts_url": changelist("keyword", "tracker", alert="yes"),
         "problem_runs": _recent_problems(),
         "problem_runs_url": changelist(

@@ -89,6 +89,19 @@ def _health_families(health):
         )
 
 
+def _per_channel(counts):
+    family = GaugeMetricFamily(
+        "lago_channel_notifications",
+        "Notifications per channel kind (telegram, apprise) and outcome: sent (and still stored; "
+        "Telegram's estimated with the total on PostgreSQL), pending, dead.",
+        labels=["channel", "outcome"],
+    )
+    for channel, outcomes in counts.items():
+        for outcome, n in outcomes.items():
+            family.add_metric([channel, outcome], n)
+    return family
+
+
 def _stats_families(stats):
     yield _gauge("lago_keywords", "Keywords.", stats["keywords"])
     yield _gauge("lago_keywords_active", "Active keywords.", stats["active_keywords"])
@@ -125,6 +138,7 @@ def _stats_families(stats):
         "status",
         statuses,
     )
+    yield _per_channel(stats["notifications_per_channel"])
     yield _labelled_gauge(
         "lago_scrape_runs_24h",
         "Scrape run rows started in the last 24 h, by status.",

@@ -24,7 +24,7 @@ from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from lib.big_tables import EXACT_BELOW, estimated_count
-from notifications.models import Notification
+from notifications.models import Destination, Notification
 from operations import stats_cache
 from scraping.models import ScrapeRun
 from scraping.run_hours import window_rows
@@ -191,6 +191,51 @@ def notification_counts(queue=None):
     return counts, estimated
 
 
+def destinations(totals):
+    """The Apprise destinations with their health (URL masked), and the outbox per channel kind
+    (sent, pending, dead) from `totals`, notification_counts()'s figures.
+
+    Destinations are few: their rows are counted per status through notification_chat_idx
+    (chat, status); Telegram's are the rest of each total, so no query visits the open rows
+    beyond what notification_open_idx answers.
+    """
+    rows = list(
+        Destination.objects.order_by("title").only(
+            "title",
+            "apprise_url",
+            "status",
+            "status_reason",
+            "last_success_at",
+            "last_error_at",
+            "last_error",
+        )
+    )
+    health = [
+        {
+            "name": d.title,
+            "url": d.masked_url,
+            "status": d.status,
+            "status_reason": d.status_reason,
+            "last_success_at": d.last_success_at,
+            "last_error_at": d.last_error_at,
+            "last_error": d.last_error,
+        }
+        for d in rows
+    ]
+    outcomes = ("sent", "pending", "dead")
+    apprise = dict.fromkeys(outcomes, 0)
+    if rows:
+        per_status = (
+            Notification.objects.filter(chat_id__in=[d.pk for d in rows])
+            .values_list("status")
+            .annotate(n=Count("*"))
+            .order_by()
+        )
+        apprise.update({status: n for status, n in per_status if status in apprise})
+    telegram = {o: max(totals[f"notifications_{o}"] - apprise[o], 0) for o in outcomes}
+    return health, {"telegram": telegram, "apprise": apprise}
+
+
 def run_window(since, now=None):
     """The runs started since `since`: (runs by status, deep sweeps by status, skipped windows
     by reason, willhaben's 429 responses). Settled hours come summed from scraping.run_hours.
@@ -269,9 +314,12 @@ def summary(now, queue=None, window=None):
     runs_read_at, (runs, sweeps, skips, willhaben_429) = window or cached_run_window(now)
     ads, ads_estimated = ad_counts(since)
     notifications, notifications_estimated = notification_counts(queue)
+    destination_rows, per_channel = destinations(notifications)
     return {
         **ads,
         **notifications,
+        "notifications_per_channel": per_channel,
+        "destinations": destination_rows,
         "estimated": ads_estimated + notifications_estimated,
         "read_at": {"runs_24h": runs_read_at},
         "runs_24h": runs,

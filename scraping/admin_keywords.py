@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from lib.badges import badge
 from notifications.admin import KeywordSubscriptionInline
+from notifications.admin_destinations import KeywordDestinationInline
 from notifications.models import Subscription
 from scraping.admin_filters import SourceFilter
 from scraping.admin_keyword_page import KeywordPageMixin
@@ -112,7 +113,7 @@ class KeywordAdmin(KeywordPageMixin, tracker_admin.CoreKeywordAdmin):
     form = KeywordForm
     list_display = ["keyword", "last_run", "next_run", "ads_found", "subscribers"]
     list_filter = [SourceFilter, "is_active", LastStatusFilter, tracker_admin.AlertFilter]
-    inlines = [KeywordSubscriptionInline]
+    inlines = [KeywordSubscriptionInline, KeywordDestinationInline]
     actions = ["run_now", *tracker_admin.CoreKeywordAdmin.actions]
     # The add form asks for what an operator decides: the search, its filters and interval. The
     # schedule (a new keyword is due at the next tick), cursor, alerts, activity and record are

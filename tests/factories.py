@@ -5,7 +5,7 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from notifications.models import Notification, Subscription, TelegramChat
+from notifications.models import Destination, Notification, Subscription, TelegramChat
 from tracker.models import Ad, Keyword
 
 _seq = itertools.count(1)
@@ -31,6 +31,13 @@ def make_chat(**kw):
     kw.setdefault("chat_id", 1000 + next(_seq))
     kw.setdefault("status", TelegramChat.Status.ACTIVE)
     return TelegramChat.objects.create(**kw)
+
+
+def make_destination(**kw):
+    kw.setdefault("title", f"destination {next(_seq)}")
+    kw.setdefault("apprise_url", "json://127.0.0.1:9/hook")
+    kw.setdefault("status", TelegramChat.Status.ACTIVE)
+    return Destination.objects.create(**kw)
 
 
 def make_subscription(chat=None, keyword=None, **kw):
@@ -62,5 +69,8 @@ def keyword_form(**changes):
         "next_run_at_1": "12:00:00",
         "subscriptions-TOTAL_FORMS": "0",
         "subscriptions-INITIAL_FORMS": "0",
+        # The destinations' inline (the second inline of Subscription on the keyword page).
+        "subscriptions-2-TOTAL_FORMS": "0",
+        "subscriptions-2-INITIAL_FORMS": "0",
     }
     return {**data, **changes}

@@ -1,4 +1,4 @@
-"""Telegram chats, their subscriptions, and the notification outbox.
+"""Telegram chats and Apprise destinations, their subscriptions, and the notification outbox.
 
 One module per concern; every public name is importable from here as before the split.
 """
@@ -10,6 +10,7 @@ from notifications.models.chats import (
     TelegramChat,
     TelegramChatQuerySet,
 )
+from notifications.models.destinations import Destination
 from notifications.models.outbox import (
     BACKOFF,
     MAX_ATTEMPTS,
@@ -22,6 +23,7 @@ from notifications.models.subscriptions import Subscription
 
 __all__ = [
     "BACKOFF",
+    "Destination",
     "FAN_OUT_BATCH",
     "MAX_ATTEMPTS",
     "MUTED_FOREVER",

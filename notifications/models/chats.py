@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import get_supported_language_variant, gettext_noop
 from django.utils.translation import gettext_lazy as _
@@ -163,13 +164,27 @@ class TelegramChatQuerySet(models.QuerySet):
 
 
 class TelegramChat(ReportSchedule, QuietHours):
+    """A recipient of the outbox: a Telegram chat, or an Apprise destination (channel "apprise",
+    notifications/models/destinations.py), which shares its subscriptions, quiet hours, mute,
+    language, status and every outbox row's path through claims, retries and pace."""
+
     class Status(models.TextChoices):
         PENDING = "pending", _("pending approval")
         ACTIVE = "active", _("active")
         BLOCKED = "blocked", _("blocked")
         STOPPED = "stopped", _("stopped")
+        # A destination an operator paused, or that kept failing (Destination.pause).
+        PAUSED = "paused", _("paused")
 
-    chat_id = models.BigIntegerField(_("chat id"), unique=True)
+    class Channel(models.TextChoices):
+        TELEGRAM = "telegram", _("Telegram")
+        APPRISE = "apprise", _("Apprise")
+
+    channel = models.CharField(
+        _("channel"), max_length=16, choices=Channel.choices, default=Channel.TELEGRAM
+    )
+    # NULL for a destination: NULLs never collide in the unique index.
+    chat_id = models.BigIntegerField(_("chat id"), unique=True, null=True, blank=True)
     title = models.CharField(_("title"), max_length=200, blank=True, default="")
     username = models.CharField(_("username"), max_length=100, blank=True, default="")
     status = models.CharField(
@@ -184,15 +199,41 @@ class TelegramChat(ReportSchedule, QuietHours):
         _("language"), max_length=16, choices=settings.LANGUAGES, default=chat_language
     )
     created_at = models.DateTimeField(_("created"), default=timezone.now)
+    # A destination's Apprise URL: a secret, shown only masked (apprise_channel.mask).
+    apprise_url = models.TextField(_("Apprise URL"), blank=True, default="")
+    # A destination's last delivery and last failure (its health on /stats and the dashboard).
+    last_success_at = models.DateTimeField(_("last success"), null=True, blank=True)
+    last_error_at = models.DateTimeField(_("last error at"), null=True, blank=True)
+    last_error = models.CharField(_("last error"), max_length=500, blank=True, default="")
 
     objects = TelegramChatQuerySet.as_manager()
 
     class Meta(QuietHours.Meta):
         ordering = ["id"]
-        constraints = [*QuietHours.Meta.constraints, *ReportSchedule.CONSTRAINTS]
         indexes = ReportSchedule.INDEXES
         verbose_name = _("Telegram chat")
         verbose_name_plural = _("Telegram chats")
+        constraints = [
+            *QuietHours.Meta.constraints,
+            *ReportSchedule.CONSTRAINTS,
+            # A Telegram chat has its id; a destination has a URL and a name of its own.
+            models.CheckConstraint(
+                condition=Q(channel="telegram", chat_id__isnull=False)
+                | Q(channel="apprise", chat_id__isnull=True) & ~Q(apprise_url="") & ~Q(title=""),
+                name="chat_channel_complete",
+            ),
+            models.UniqueConstraint(
+                fields=["title"], condition=Q(channel="apprise"), name="destination_name_unique"
+            ),
+        ]
+
+    @property
+    def log_name(self):
+        """How log lines name the recipient: the chat id, or the destination's name (never its
+        URL)."""
+        if self.channel == self.Channel.APPRISE:
+            return f"destination {self.title!r}"
+        return str(self.chat_id)
 
     def __str__(self):
         return self.title or self.username or str(self.chat_id)

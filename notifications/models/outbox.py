@@ -48,7 +48,7 @@ AD_SENT_FIELDS = (
     "relist_of",
     "source",  # the message names the marketplace
 )
-CHAT_SENT_FIELDS = ("chat_id", "status", "language")
+CHAT_SENT_FIELDS = ("chat_id", "status", "language", "channel", "title", "apprise_url")
 KEYWORD_SENT_FIELDS = ("name", "query")
 # After failures 1-5 the next attempt waits this long; failure 6 makes the row dead.
 BACKOFF = tuple(timedelta(minutes=m) for m in (1, 2, 4, 8, 16))
@@ -256,7 +256,7 @@ class NotificationQuerySet(models.QuerySet):
             logger.error(
                 "notifications: notification %s to chat %s (ad %s) is dead: %s",
                 n.pk,
-                n.chat.chat_id,
+                n.chat.log_name,
                 n.ad_id,
                 n.last_error,
             )
@@ -266,7 +266,11 @@ class NotificationQuerySet(models.QuerySet):
         read first (a small table): as one joined UPDATE, PostgreSQL looked up the chat of every
         pending row (10 ms a sending round at 1,000 due rows, bench/history.py)."""
         gone = TelegramChat.objects.filter(
-            status__in=[TelegramChat.Status.BLOCKED, TelegramChat.Status.STOPPED]
+            status__in=[
+                TelegramChat.Status.BLOCKED,
+                TelegramChat.Status.STOPPED,
+                TelegramChat.Status.PAUSED,
+            ]
         )
         chat_pks = list(gone.values_list("pk", flat=True))
         rows = self.pending().filter(chat_id__in=chat_pks)
@@ -418,7 +422,7 @@ class Notification(models.Model):
         logger.warning(
             "notifications: notification %s to chat %s failed (attempt %d), retry in %s: %s",
             self.pk,
-            self.chat.chat_id,
+            self.chat.log_name,
             self.attempts,
             delay,
             error,
@@ -429,7 +433,7 @@ class Notification(models.Model):
         logger.error(
             "notifications: notification %s to chat %s (ad %s) is dead after %d attempts: %s",
             self.pk,
-            self.chat.chat_id,
+            self.chat.log_name,
             self.ad_id,
             self.attempts,
             error,

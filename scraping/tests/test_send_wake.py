@@ -12,7 +12,14 @@ from notifications.tasks import SEND_TASK, send_due, wake_sender
 from scraping.claims import claim_due_keywords
 from scraping.tasks import run_scrape
 from scraping.tick import tick
-from tests.factories import make_ad, make_chat, make_keyword, make_notification, make_subscription
+from tests.factories import (
+    make_ad,
+    make_chat,
+    make_destination,
+    make_keyword,
+    make_notification,
+    make_subscription,
+)
 from tests.fakes.willhaben_factory import make_raw_ads
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +118,12 @@ def test_without_a_bot_token_a_scrape_enqueues_no_sender(willhaben_server, subsc
     run_scrape(run.pk)
     assert Notification.objects.pending().count() == 6
     assert run_queued_tasks() == []
+
+
+def test_without_a_bot_token_an_active_destination_still_wakes_the_sender(settings):
+    settings.TELEGRAM_BOT_TOKEN = ""
+    assert wake_sender() is False
+    destination = make_destination()
+    assert wake_sender() is True
+    destination.pause("by hand", alert=False)
+    assert wake_sender() is False

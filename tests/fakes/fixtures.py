@@ -2,8 +2,10 @@
 
 import pytest
 
+from lib.log_filters import forget_learnt_secrets
 from notifications import sender
 from scraping import http
+from tests.fakes.apprise_endpoint import FakeAppriseEndpoint
 from tests.fakes.kleinanzeigen import FakeKleinanzeigen
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.willhaben import FakeWillhaben
@@ -65,3 +67,15 @@ def telegram(telegram_server, settings):
     sender.reset_state()
     yield telegram_server
     sender.reset_state()
+
+
+@pytest.fixture
+def apprise_endpoint(settings):
+    """A running FakeAppriseEndpoint; Apprise destinations get short timeouts and no pace gap."""
+    settings.APPRISE_TIMEOUT_S = 2.0
+    settings.APPRISE_MIN_GAP_S = 0.0
+    server = FakeAppriseEndpoint().start()
+    yield server
+    server.stop()
+    # The endpoint's password must not stay redacted in the tests that follow.
+    forget_learnt_secrets()

@@ -4,8 +4,10 @@ import time
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.utils import timezone
+from django.utils import timezone, translation
 
+from notifications import destination_messages
+from notifications.models import Notification, TelegramChat
 from notifications.sender import build_plan, process_queue, render_unit
 from notifications.telegram import sending_paused
 
@@ -42,7 +44,8 @@ class Command(BaseCommand):
         if sending_paused():
             self.stderr.write(
                 self.style.WARNING(
-                    "Sending is paused: TELEGRAM_BOT_TOKEN is not set. Rows stay queued."
+                    "Sending to Telegram is paused: TELEGRAM_BOT_TOKEN is not set. Its rows stay "
+                    "queued; Apprise destinations are still served."
                 )
             )
         while True:
@@ -71,6 +74,24 @@ class Command(BaseCommand):
                 self.stdout.write(f"→ chat {chat_id}: {label}")
                 if verbosity:
                     self.stdout.write(rendered.plain + "\n")
+        count += self.dry_run_destinations(limit, verbosity)
         self.stdout.write(
             self.style.SUCCESS(f"dry run: {count} notification(s) would be sent; nothing changed")
         )
+
+    def dry_run_destinations(self, limit, verbosity):
+        """The Apprise destinations' due rows, each as it would be rendered (a destination with
+        several gets them as one digest)."""
+        rows = Notification.objects.sendable(timezone.now()).filter(
+            chat__channel=TelegramChat.Channel.APPRISE
+        )
+        pks = list(rows.order_by("chat_id", "next_attempt_at", "pk").values_list("pk", flat=True))
+        loaded = Notification.objects.load_for_sending(pks[:limit])
+        for pk in pks[:limit]:
+            n = loaded[pk]
+            self.stdout.write(f"→ destination {n.chat.title}: notification {n.pk}")
+            if verbosity:
+                with translation.override(n.chat.language or None):
+                    message = destination_messages.render(n)
+                self.stdout.write(f"{message.title}\n{message.body('text')}\n")
+        return len(loaded)

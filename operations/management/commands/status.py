@@ -209,6 +209,12 @@ class Command(BaseCommand):
         )
         for source, when in stats["last_success_per_source"].items():
             self.stdout.write(f"Last successful run on {source}: {_when(when)} ({_ago(when, now)})")
+        for d in stats["destinations"]:  # the URL masked (apprise_channel.mask)
+            error = f", last error {_when(d['last_error_at'])}: {d['last_error']}"
+            self.stdout.write(
+                f"Destination {d['name']} ({d['url']}): {d['status']}, last success "
+                f"{_when(d['last_success_at'])}{error if d['last_error'] else ''}"
+            )
 
     @staticmethod
     def keyword_cells(k, now):
