@@ -43,13 +43,11 @@ class DestinationMessage:
         return "\n".join(_text(line) for line in self.lines)
 
 
-def judgement_line(notification):
-    """The price judgement's line for this row ("💡 23 % below the median …"), or None.
-
-    The one place a destination's message takes it; it comes from the judgement renderer in
-    notifications/messages.py once that exists.
-    """
-    return None
+def judgement_lines(notification):
+    """The price judgement's lines for this row ("💡 23 % below the median …"), as the Telegram
+    message has them (notifications.messages renders both)."""
+    text = messages.judgement_line(messages.stored_judgement(notification))
+    return [Line(line) for line in text.splitlines() if line]
 
 
 def render(notification):
@@ -71,9 +69,7 @@ def render(notification):
         reduced = notification.old_price is not None
         price = messages._drop_line(notification) if reduced else format_price(notification.price)
         lines = [Line(price, bold=True)]
-    judged = judgement_line(notification)
-    if judged:
-        lines.append(Line(judged))
+    lines.extend(judgement_lines(notification))
     if ad.location:
         lines.append(Line(f"📍 {ad.postcode} {ad.location}".replace("  ", " ").strip()))
     if notification.keyword_id:

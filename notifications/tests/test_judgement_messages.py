@@ -11,7 +11,14 @@ from django.utils import translation
 from notifications.messages import judgement_line, render
 from notifications.models import Notification
 from notifications.sender import process_queue
-from tests.factories import make_ad, make_chat, make_keyword, make_notification, make_subscription
+from tests.factories import (
+    make_ad,
+    make_chat,
+    make_destination,
+    make_keyword,
+    make_notification,
+    make_subscription,
+)
 from tests.fakes.willhaben_factory import BASE_TIME, make_raw_ad, set_price
 from tracker.models import KeywordAd
 from tracker.price_judgement import Judgement
@@ -186,3 +193,14 @@ def test_a_deal_only_chat_hears_of_deals_and_nothing_else(market, telegram):
     assert only.startswith("🆕 New ad") and "€ 673,59" in only
     assert "💡 38 % below the median (€ 1.090, 22 comparable)" in only
     assert len(telegram.texts(market["en"].chat_id)) == 4
+
+
+def test_a_destination_gets_the_same_judgement_lines(market, apprise_endpoint):
+    family = make_destination(
+        title="family", apprise_url=apprise_endpoint.url("family"), language="en"
+    )
+    make_subscription(keyword=market["keyword"], chat=family)
+    new_ad(market, BIKE, "673.59")
+    [post] = apprise_endpoint.posts
+    assert "💡 39 % below the median (€ 1.095, 20 comparable)" in post["message"]
+    assert "🆕 lowest price of this search in 90 days" in post["message"]
