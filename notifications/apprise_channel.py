@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 import apprise
+from apprise.attachment.memory import AttachMemory
 from django.conf import settings
 from django.utils.translation import gettext as _
 
@@ -128,8 +129,9 @@ def preferred_format(url):
     return str(getattr(first, "value", first))
 
 
-def send(url, title, body, body_format="text"):
-    """Delivers one message; DeliveryError (scrubbed of the URL's secrets) when it is not."""
+def send(url, title, body, body_format="text", attachment=None):
+    """Delivers one message, with `attachment` (PNG bytes Lago drew) when given; DeliveryError
+    (scrubbed of the URL's secrets) when it is not delivered."""
     # Whatever fails from here (a log line, an error-tracking event with this frame's variables)
     # comes out without the URL's secrets.
     learn_secrets(secrets(url))
@@ -144,7 +146,13 @@ def send(url, title, body, body_format="text"):
     sender = apprise.Apprise()
     sender.add(service)
     try:
-        result = sender.notify(body=body, title=title, body_format=body_format, timeout=timeout)
+        result = sender.notify(
+            body=body,
+            title=title,
+            body_format=body_format,
+            timeout=timeout,
+            attach=_attachments(attachment),
+        )
     except Exception as exc:  # noqa: BLE001 - a plugin's bug must not leave this module unscrubbed
         raise DeliveryError(scrub(f"Apprise failed: {exc!r}", url)[:ERROR_LIMIT]) from None
     if result:
@@ -157,3 +165,10 @@ def send(url, title, body, body_format="text"):
     status = getattr(result.status, "name", str(result.status)).lower()
     reason = "; ".join(line for line in lines if line) or f"Apprise: {status}"
     raise DeliveryError(scrub(reason, url)[:ERROR_LIMIT])
+
+
+def _attachments(png):
+    """Apprise's attachment of PNG bytes held in memory (never a path or URL from data)."""
+    if png is None:
+        return None
+    return [AttachMemory(content=png, name="market-report.png", mimetype="image/png")]

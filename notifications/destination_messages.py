@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from lib import marketplaces
 from lib.money import format_price
-from notifications import messages
+from notifications import messages, reports
 from notifications.models.chats import WELCOME_TEXT
 
 TITLE_LIMIT = 250
@@ -34,6 +34,8 @@ class Line:
 class DestinationMessage:
     title: str
     lines: list
+    # PNG bytes Lago drew (the weekly report's chart), sent as an attachment.
+    attachment: bytes | None = None
 
     def body(self, body_format):
         if body_format == "html":
@@ -52,6 +54,8 @@ def judgement_lines(notification):
 
 def render(notification):
     """The message for one outbox row."""
+    if notification.kind == "report":
+        return render_report(notification)
     if notification.ad_id is None:
         text = _(WELCOME_TEXT) if notification.kind == "welcome" else notification.text
         return DestinationMessage("Lago", [Line(text or _("(empty alert)"))])
@@ -94,6 +98,15 @@ def render_digest(rows, backlog):
         lines.append(Line("… " + more))
     title = "📬 " + messages.digest_header(listed, backlog)
     return DestinationMessage(_fit(title), lines), len(listed)
+
+
+def render_report(notification):
+    """A weekly report row: the caption a Telegram chat gets, its heading as the title, and the
+    chart attached."""
+    rendered = reports.render_report(notification)
+    heading, *rest = rendered.plain.splitlines()
+    lines = [Line(line) for line in rest if line]
+    return DestinationMessage(_fit(heading), lines, attachment=rendered.photo_bytes)
 
 
 def _fit(title):

@@ -51,11 +51,7 @@ def send_due(limit, outcomes, deadline):
             break
         if not _take_slot(chat_pk):
             continue
-        pks = list(
-            sendable.filter(chat_id=chat_pk)
-            .order_by("next_attempt_at", "pk")
-            .values_list("pk", flat=True)[:DIGEST_MAX_ITEMS]
-        )
+        pks = _next_rows(sendable.filter(chat_id=chat_pk))
         loaded = Notification.objects.load_for_sending(pks)
         rows = Notification.objects.claim(
             [loaded[pk] for pk in pks if pk in loaded],
@@ -70,6 +66,20 @@ def send_due(limit, outcomes, deadline):
     if delivered:
         logger.info("notifications: delivered %d notifications to destinations", delivered)
     return delivered
+
+
+def _next_rows(due):
+    """The pks of the next message's rows: a weekly report alone (its chart is the message's
+    attachment), else up to DIGEST_MAX_ITEMS others, oldest first."""
+    due = due.order_by("next_attempt_at", "pk")
+    first = due.values_list("pk", "kind").first()
+    if first is None:
+        return []
+    if first[1] == Notification.Kind.REPORT:
+        return [first[0]]
+    return list(
+        due.exclude(kind=Notification.Kind.REPORT).values_list("pk", flat=True)[:DIGEST_MAX_ITEMS]
+    )
 
 
 def _deliver(destination, rows, backlog, outcomes):
@@ -87,7 +97,11 @@ def _deliver(destination, rows, backlog, outcomes):
             outcomes.record(f"the give-back of {name}", give_back)
         body_format = apprise_channel.preferred_format(destination.apprise_url)
         apprise_channel.send(
-            destination.apprise_url, message.title, message.body(body_format), body_format
+            destination.apprise_url,
+            message.title,
+            message.body(body_format),
+            body_format,
+            attachment=message.attachment,
         )
     except apprise_channel.DeliveryError as err:
         return _failed(destination, rows, err, name, outcomes)

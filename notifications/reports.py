@@ -48,7 +48,14 @@ def queue_due_reports(now=None) -> int:
         chat.schedule_report(now)
     queued = 0
     due = TelegramChat.objects.reports_due(now).only(
-        "pk", "chat_id", "report_weekday", "report_hour", "report_next_at", "time_zone"
+        "pk",
+        "chat_id",
+        "channel",
+        "title",
+        "report_weekday",
+        "report_hour",
+        "report_next_at",
+        "time_zone",
     )
     for chat in due:
         queued += queue_chat_reports(chat, now)
@@ -88,10 +95,10 @@ def queue_chat_reports(chat, now) -> int:
         Notification.objects.bulk_create(rows, ignore_conflicts=True)
     if rows:
         logger.info(
-            "notifications: %d weekly reports (%s) queued for chat %s",
+            "notifications: %d weekly reports (%s) queued for %s",
             len(rows),
             week,
-            chat.chat_id,
+            chat.log_name,
         )
     return len(rows)
 

@@ -1,6 +1,7 @@
 """The weekly market report: queued at the chat's hour in its time zone, sent once as a photo of
 the chart with a caption in the chat's language, held by quiet hours, switched by /report."""
 
+import base64
 import struct
 from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal
@@ -22,7 +23,14 @@ from notifications.reports import (
 from notifications.sender import process_queue
 from notifications.tests.conftest import ALLOWED
 from scraping.tick import tick
-from tests.factories import make_ad, make_chat, make_keyword, make_notification, make_subscription
+from tests.factories import (
+    make_ad,
+    make_chat,
+    make_destination,
+    make_keyword,
+    make_notification,
+    make_subscription,
+)
 from tracker.market_report import Deal, MarketReport, WeekPoint
 from tracker.models import KeywordAd
 from tracker.report_chart import HEIGHT, WIDTH
@@ -129,6 +137,32 @@ def test_report_arrives_at_the_chats_hour_as_a_photo_once(
     assert row.alert_key == report_key(market.pk, "2026-W23")
     run_tick(time_machine, local(7, 8))  # a week later: the next one
     assert len(telegram.photos(chat.chat_id)) == 2
+
+
+def test_a_destination_gets_the_report_with_the_chart_attached(
+    apprise_endpoint, time_machine, market
+):
+    family = make_destination(
+        title="family", apprise_url=apprise_endpoint.url("family"), language="de"
+    )
+    make_subscription(chat=family, keyword=market)
+    run_tick(time_machine, local(-1, 12))  # the destination's first report moment
+    time_machine.move_to(local(0, 8), tick=False)
+    make_notification(chat=family, ad=make_ad(title="Puch Rennrad"), keyword=market)
+    assert queue_due_reports() == 1
+    process_queue()  # both rows due: the new ad alone first, the report with its chart next
+    time_machine.move_to(local(0, 8, 2), tick=False)  # the next pace slot
+    process_queue()
+    new_ad, report = apprise_endpoint.posts
+    assert new_ad["title"].startswith("🆕 Neue Anzeige") and not new_ad.get("attachments")
+    assert report["title"] == "📊 Wochenbericht: Rennrad"
+    assert "Medianpreis: € 200" in report["message"] and "<b>" not in report["message"]
+    (chart,) = report["attachments"]
+    assert chart["mimetype"] == "image/png"
+    assert png_size(base64.b64decode(chart["base64"])) == (WIDTH, HEIGHT)
+    for moment in (local(0, 9), local(3, 8)):
+        run_tick(time_machine, moment)
+    assert len(apprise_endpoint.posts) == 2
 
 
 def test_quiet_hours_hold_the_report(telegram, time_machine, market):
