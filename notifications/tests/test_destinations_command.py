@@ -80,6 +80,9 @@ def test_subscribe_with_rules_and_clear_errors(apprise_endpoint):
     run("subscribe", "family", str(keyword.pk), "below", "500")
     sub.refresh_from_db()
     assert (sub.drop_rule, sub.drop_value) == ("below", 500)
+    run("subscribe", "family", str(keyword.pk), "deal", "20%")
+    sub.refresh_from_db()
+    assert (sub.drop_rule, sub.drop_value) == ("deal", 20)
     with pytest.raises(CommandError, match="No keyword with id 999"):
         run("subscribe", "family", "999")
     with pytest.raises(CommandError, match="No destination named 'nobody'.*family"):

@@ -16,10 +16,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError, transaction
 
 from notifications import apprise_channel
+from notifications.bot.drop_rules import RULE_WORDS
 from notifications.models import Destination, Subscription
 from tracker.models import Keyword
 
-RULES = {"every": Subscription.DropRule.EVERY, "drop": "percent", "below": "below"}
+# The bot's rule words: /subscribe and this command name rules alike.
+RULES = {"every": Subscription.DropRule.EVERY, **RULE_WORDS}
 
 
 class Command(BaseCommand):
@@ -135,12 +137,16 @@ def _destination(name):
 
 
 def _rule(words):
-    """`every`, `drop 10` (percent) or `below 500` (a target price) → (drop rule, value)."""
+    """`every`, `drop 10` (percent), `deal 20` (percent under the median) or `below 500` (a
+    target price) → (drop rule, value)."""
     if not words or words == ["every"]:
         return Subscription.DropRule.EVERY, None
     if len(words) == 2 and words[0] in RULES:
         return RULES[words[0]], words[1].rstrip("%").replace(",", ".")
-    raise CommandError("A rule is: every, drop <percent> (e.g. drop 10) or below <price>.")
+    raise CommandError(
+        "A rule is: every, drop <percent> (e.g. drop 10), deal <percent> (e.g. deal 20) or "
+        "below <price>."
+    )
 
 
 def _errors(exc):
