@@ -10,6 +10,8 @@ temporary file. Child processes (qcluster, gunicorn) get the same URL from
 import atexit
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -123,3 +125,33 @@ def seed_notifications(chat_id_base, chats, per_chat):
             for i, ad in enumerate(ads)
         ]
     )
+
+
+def start_cluster(log):
+    """A real `manage.py qcluster` with the product's schedules (setup_schedules), its output to
+    `log`."""
+    subprocess.run(
+        [sys.executable, "manage.py", "setup_schedules", "-v", "0"],
+        env=child_env(),
+        cwd=REPO,
+        check=True,
+    )
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "qcluster"],
+        env=child_env(PYTHONUNBUFFERED=1),
+        cwd=REPO,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def stop_cluster(proc):
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=40)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)

@@ -14,16 +14,13 @@ Takes about 7 minutes. Progress lines while it runs; the last line is one JSON o
 """
 
 import json
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from common import REPO, child_env, setup_django
+from common import setup_django, start_cluster, stop_cluster
 
 QUERY = "intervall-fahrrad"
 WINDOW_S = 6 * 60
@@ -32,34 +29,6 @@ WINDOW_S = 6 * 60
 MARGIN_S = 30
 FIRST_RUN_TIMEOUT_S = 180
 GOAL = 6
-
-
-def start_cluster(log):
-    subprocess.run(
-        [sys.executable, "manage.py", "setup_schedules", "-v", "0"],
-        env=child_env(),
-        cwd=REPO,
-        check=True,
-    )
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "qcluster"],
-        env=child_env(PYTHONUNBUFFERED=1),
-        cwd=REPO,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
-def stop_cluster(proc):
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=40)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
 
 
 def scheduled_starts(keyword):

@@ -31,7 +31,6 @@ import math
 import os
 import random
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -41,7 +40,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
-from common import REPO, child_env, seed_notifications, setup_django
+from common import REPO, child_env, seed_notifications, setup_django, start_cluster, stop_cluster
 
 from tests.processes import free_port
 
@@ -96,34 +95,6 @@ def seed(willhaben):
     )
     get_user_model().objects.create_superuser(ADMIN_USER, password=ADMIN_PASSWORD)
     return [keyword.query for keyword in keywords], clicked
-
-
-def start_cluster(log):
-    subprocess.run(
-        [sys.executable, "manage.py", "setup_schedules", "-v", "0"],
-        env=child_env(),
-        cwd=REPO,
-        check=True,
-    )
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "qcluster"],
-        env=child_env(PYTHONUNBUFFERED=1),
-        cwd=REPO,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
-def stop_cluster(proc):
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=40)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
 
 
 def wait_until(predicate, timeout, what, proc):
