@@ -26,6 +26,9 @@ from tracker.models import Ad, Heartbeat, KeywordAd, PriceChange
 from tracker.price_judgement import PriceLabel
 from tracker.relists import earlier_listings
 
+# Joins a value to its unit in a table cell (see judgement_text).
+NBSP = "\u00a0"
+
 
 class MatchedFilter(admin.SimpleListFilter):
     """By default only ads a keyword matched: ads its own filters (price, excluded words) left out
@@ -85,18 +88,19 @@ class JudgementFilter(admin.SimpleListFilter):
 
 def judgement_text(link):
     """A link's judgement for the admin: "deal −38.5 % (median € 1.095, 20 comparables)"; "" when
-    none was made, the label alone when there were too few."""
+    none was made, the label alone when there were too few. Each value is joined to its unit by
+    no-break spaces: a narrow column wraps between the words, never inside "−38,5 %"."""
     if not link.price_label:
         return ""
     label = PriceLabel(link.price_label).label
     if link.price_median is None or link.price_percent is None:
         return str(label)
     median = euro(link.price_median) + ("/m²" if link.price_per_m2 else "")
-    return _("%(label)s %(percent)s %% (median %(median)s, %(count)s comparables)") % {
+    sign = "+" if link.price_percent >= 0 else "−"
+    return _("%(label)s %(percent)s (median %(median)s, %(count)s comparables)") % {
         "label": label,
-        "percent": ("+" if link.price_percent >= 0 else "−")
-        + number_format(abs(link.price_percent), 1),
-        "median": median,
+        "percent": f"{sign}{number_format(abs(link.price_percent), 1)}{NBSP}%",
+        "median": median.replace(" ", NBSP),
         "count": link.price_n,
     }
 

@@ -102,7 +102,15 @@ def long_data(django_user_model):
             location=LOCATION,
             published_at=now - dt.timedelta(days=50 + i),
         )
-        KeywordAd.objects.create(keyword=keyword, ad=ad)
+        KeywordAd.objects.create(
+            keyword=keyword,
+            ad=ad,
+            price=ad.price,
+            price_label="deal",
+            price_percent=Decimal("-38.5"),
+            price_median=Decimal("2007426.50"),
+            price_n=1234,
+        )
         PriceChange.objects.create(
             ad=ad, old_price=None, new_price=Decimal("1246912"), seen_at=now - dt.timedelta(days=60)
         )

@@ -51,8 +51,8 @@ def titles(response):
 
 def test_the_list_shows_each_judgement(admin_client, ads):
     html = admin_client.get(CHANGELIST).content.decode()
-    assert "deal −38.5 % (median € 1.095, 20 comparables)" in html
-    assert "fair +0.0 % (median € 500, 20 comparables)" in html
+    assert "deal −38.5\u00a0% (median €\u00a01.095, 20 comparables)" in html
+    assert "fair +0.0\u00a0% (median €\u00a0500, 20 comparables)" in html
     assert "too few to compare" in html
 
 
@@ -80,11 +80,11 @@ def test_the_ad_page_shows_the_judgement_per_keyword(admin_client, ads):
     html = admin_client.get(
         reverse("admin:tracker_ad_change", args=[ads["deal"].pk])
     ).content.decode()
-    assert "deal −38.5 % (median € 1.095, 20 comparables)" in html
-    assert "high +25.0 % (median € 400, 9 comparables)" in html
+    assert "deal −38.5\u00a0% (median €\u00a01.095, 20 comparables)" in html
+    assert "high +25.0\u00a0% (median €\u00a0400, 9 comparables)" in html
 
 
 def test_the_list_in_german(admin_client, ads, settings):
     settings.LANGUAGE_CODE = "de"
     html = admin_client.get(CHANGELIST, HTTP_ACCEPT_LANGUAGE="de").content.decode()
-    assert "Schnäppchen −38,5 % (Median € 1.095, 20 Vergleichsanzeigen)" in html
+    assert "Schnäppchen −38,5\u00a0% (Median €\u00a01.095, 20 Vergleichsanzeigen)" in html
