@@ -62,13 +62,15 @@ class KeywordQuerySet(models.QuerySet):
         )
 
     def same_query(self, source, query):
-        """Keywords of `source` whose query reads like `query`, ignoring case and spacing. A
-        handful of keywords per source: compared in Python, one query."""
+        """Keywords of `source` whose query reads like `query` (with_query)."""
+        return self.filter(source=source).with_query(query)
+
+    def with_query(self, query):
+        """Keywords whose query reads like `query`, ignoring case and spacing. A handful of
+        keywords: compared in Python, one query."""
         wanted = normalised_query(query)
         return [
-            kw
-            for kw in self.filter(source=source).only("pk", "name", "query")
-            if normalised_query(kw.query) == wanted
+            kw for kw in self.only("pk", "name", "query") if normalised_query(kw.query) == wanted
         ]
 
     def failing(self, streak):

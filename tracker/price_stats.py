@@ -13,6 +13,7 @@ normal set would give; |z| > 3.5 is their cut-off for an outlier.
 import re
 from bisect import bisect_left
 from decimal import ROUND_HALF_UP, Decimal
+from statistics import median
 
 Z_FACTOR = Decimal("0.6745")
 OUTLIER_Z = -3.5
@@ -64,18 +65,6 @@ _BAIT_RE = re.compile(
     r"(?<!\w)(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in BAIT_WORDS) + r")(?!\w)",
     re.IGNORECASE,
 )
-
-
-def median(values):
-    """The middle value of `values` (not empty); the mean of the two middle ones for an even
-    count."""
-    ordered = sorted(values)  # cheap for sorted input: Timsort finds the runs
-    if not ordered:
-        raise ValueError("median of no values")
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def mad(values, centre=None):

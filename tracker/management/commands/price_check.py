@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from lib.money import euro
 from lib.printable import printable
-from tracker.models import Keyword, normalised_query
+from tracker.models import Keyword
 from tracker.price_judgement import PriceLabel, judge_price
 
 
@@ -70,14 +70,7 @@ def find_keyword(target):
             return Keyword.objects.get(pk=int(target))
         except Keyword.DoesNotExist:
             raise CommandError(f"no keyword with id {target}") from None
-    found = list(Keyword.objects.filter(name__iexact=target))
-    if not found:
-        wanted = normalised_query(target)
-        found = [
-            kw
-            for kw in Keyword.objects.only("pk", "name", "query")
-            if normalised_query(kw.query) == wanted
-        ]
+    found = list(Keyword.objects.filter(name__iexact=target)) or Keyword.objects.with_query(target)
     if not found:
         raise CommandError(f"no keyword named or searching {printable(target)!r}")
     if len(found) > 1:
