@@ -115,33 +115,32 @@ class Subscription(models.Model):
             return None
         if rule not in cls.DropRule.values:
             raise ValidationError(gettext("Unknown drop rule."), code="rule")
-        if rule == cls.DropRule.PERCENT:
-            low, high, step = cls.PERCENT_MIN, cls.PERCENT_MAX, cls.PERCENT_STEP
-            error = ValidationError(
-                gettext(
-                    "A price drop percentage must be between %(min)s and %(max)s %% (e.g. 10 or "
-                    "12.5)."
-                )
-                % {"min": low, "max": high},
-                code="percent_range",
-            )
-        elif rule == cls.DropRule.DEAL:
-            low, high, step = cls.PERCENT_MIN, cls.PERCENT_MAX, cls.PERCENT_STEP
-            error = ValidationError(
-                gettext(
-                    "A deal must be between %(min)s and %(max)s %% under the median (e.g. 20 or "
-                    "12.5)."
-                )
-                % {"min": low, "max": high},
-                code="deal_range",
-            )
-        else:
+        if rule == cls.DropRule.BELOW:
             low, high, step = cls.PRICE_MIN, cls.PRICE_MAX, cls.PRICE_STEP
             error = ValidationError(
                 gettext("A target price must be between %(min)s and %(max)s.")
                 % {"min": euro(low), "max": euro(high)},
                 code="price_range",
             )
+        else:  # a percentage: of the drop, or under the median
+            low, high, step = cls.PERCENT_MIN, cls.PERCENT_MAX, cls.PERCENT_STEP
+            if rule == cls.DropRule.PERCENT:
+                message, code = (
+                    gettext(
+                        "A price drop percentage must be between %(min)s and %(max)s %% (e.g. 10 "
+                        "or 12.5)."
+                    ),
+                    "percent_range",
+                )
+            else:
+                message, code = (
+                    gettext(
+                        "A deal must be between %(min)s and %(max)s %% under the median (e.g. 20 "
+                        "or 12.5)."
+                    ),
+                    "deal_range",
+                )
+            error = ValidationError(message % {"min": low, "max": high}, code=code)
         try:
             value = Decimal(value)
             # quantize() fails on a huge exponent: such a value is out of range anyway.
