@@ -243,14 +243,7 @@ class TelegramChat(ReportSchedule, QuietHours):
 
     def block(self, reason):
         """Telegram refuses this chat for good: stop sending and cancel what is queued."""
-        from notifications.models.outbox import Notification
-
-        self.status = self.Status.BLOCKED
-        self.status_reason = reason[:200]
-        self.save(update_fields=["status", "status_reason"])
-        cancelled = self.notifications.pending().update(
-            status=Notification.Status.CANCELLED, last_error=f"chat blocked: {reason}"
-        )
+        cancelled = self.stop_sending(self.Status.BLOCKED, reason, f"chat blocked: {reason}")
         logger.warning(
             "notifications: chat %s blocked (%s); %d queued notifications cancelled",
             self.chat_id,
@@ -258,6 +251,19 @@ class TelegramChat(ReportSchedule, QuietHours):
             cancelled,
         )
         return cancelled
+
+    def stop_sending(self, status, reason, cancelled_because):
+        """Sets `status` (with `reason`) and cancels what is queued, visible and retryable in the
+        outbox with `cancelled_because` as its error; returns how many rows were cancelled."""
+        from notifications.models.outbox import Notification
+
+        self.status, self.status_reason = status, reason[:200]
+        TelegramChat.objects.filter(pk=self.pk).update(
+            status=self.status, status_reason=self.status_reason
+        )
+        return self.notifications.pending().update(
+            status=Notification.Status.CANCELLED, last_error=cancelled_because
+        )
 
     def approve(self):
         """Admin decision (admin action or the bot's button): the chat may use Lago.
@@ -286,13 +292,7 @@ class TelegramChat(ReportSchedule, QuietHours):
 
     def stop(self):
         """/stop: no more messages until /start; what is queued is cancelled."""
-        from notifications.models.outbox import Notification
-
-        self.status, self.status_reason = self.Status.STOPPED, "stopped by the chat (/stop)"
-        self.save(update_fields=["status", "status_reason"])
-        return self.notifications.pending().update(
-            status=Notification.Status.CANCELLED, last_error="chat stopped"
-        )
+        return self.stop_sending(self.Status.STOPPED, "stopped by the chat (/stop)", "chat stopped")
 
     def mute(self, until=MUTED_FOREVER):
         """/mute and "Snooze": nothing is sent before `until`; queued rows wait (are not lost)."""

@@ -102,15 +102,10 @@ class Destination(TelegramChat):
         """No more messages until resumed: what is queued is cancelled (visible and retryable in
         the outbox). A destination that kept failing is paused with an admin alert."""
         from notifications.alerts import enqueue_admin_alert
-        from notifications.models.outbox import Notification
 
         with transaction.atomic():
-            self.status, self.status_reason = self.Status.PAUSED, reason[:200]
-            TelegramChat.objects.filter(pk=self.pk).update(
-                status=self.status, status_reason=self.status_reason
-            )
-            cancelled = self.notifications.pending().update(
-                status=Notification.Status.CANCELLED, last_error=f"destination paused: {reason}"
+            cancelled = self.stop_sending(
+                self.Status.PAUSED, reason, f"destination paused: {reason}"
             )
             if alert:
                 text = PAUSED_ALERT % {"name": self.title, "reason": reason}
